@@ -1,0 +1,11 @@
+#pragma once
+// Subcommands of the skiff executable. Each add_* function registers its CLI11
+// subcommand and the callback that runs it.
+
+#include <CLI/CLI.hpp>
+
+namespace skiff::app {
+
+void add_info_command(CLI::App& app);
+
+}  // namespace skiff::app

@@ -1,0 +1,41 @@
+// The `skiff` executable: parses the command line, runs one subcommand, and maps
+// errors to exit codes. Results go to stdout, logs and errors to stderr.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "apps/skiff/commands.h"
+#include "framework/core/error.h"
+#include "framework/core/threading.h"
+#include "skiff/build_info.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"skiff: a deep-learning toolkit (framework core, OCR and other task suites)", "skiff"};
+  app.set_version_flag("--version", std::string("skiff ") + SKIFF_VERSION);
+  app.require_subcommand(1);
+  bool verbose = false;
+  int threads = 0;
+  app.add_flag("-v,--verbose", verbose, "Print error context and locations");
+  app.add_option("--threads", threads, "Number of CPU threads (default: SKIFF_NUM_THREADS or all cores)")
+      ->check(CLI::PositiveNumber);
+  app.parse_complete_callback([&] {
+    if (threads > 0) skiff::set_num_threads(threads);
+  });
+  skiff::app::add_info_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const skiff::Error& e) {
+    std::fprintf(stderr, "skiff: %s: %s\n", e.kind(), verbose ? e.full_message().c_str() : e.what());
+    if (verbose)
+      std::fprintf(stderr, "  raised at %s:%u\n", e.location().file_name(), unsigned(e.location().line()));
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "skiff: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

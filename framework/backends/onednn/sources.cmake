@@ -1,0 +1,3 @@
+set(SKIFF_ONEDNN_KERNEL_SOURCES
+  onednn/info.cpp
+)

@@ -1,0 +1,91 @@
+#pragma once
+/// \file error.h
+/// The skiff error hierarchy and the checking macros.
+///
+/// Library code reports problems by throwing a subclass of skiff::Error; only
+/// the CLI catches them (it maps each type to an exit code). Messages follow
+/// "<component>: expected <...>, got <...>" and always print shapes and dtypes.
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <source_location>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace skiff {
+
+/// Base of every error skiff throws. Carries where it was raised and a stack of
+/// context lines added as the error crosses module boundaries.
+class Error : public std::runtime_error {
+ public:
+  Error(std::string msg, std::source_location loc = std::source_location::current());
+  /// Adds a line of context ("while running node conv_3", "in key Train.loader").
+  void add_context(std::string ctx) { context_.push_back(std::move(ctx)); }
+  const std::vector<std::string>& context() const { return context_; }
+  const std::source_location& location() const { return loc_; }
+  /// Message plus context lines, one per line.
+  std::string full_message() const;
+  /// Short type name for reports ("ShapeError").
+  virtual const char* kind() const { return "Error"; }
+  /// Process exit code the CLI uses for this kind of error.
+  virtual int exit_code() const { return 1; }
+
+ private:
+  std::source_location loc_;
+  std::vector<std::string> context_;
+};
+
+#define SKIFF_DEFINE_ERROR(Name, Code)                                                   \
+  class Name : public Error {                                                            \
+   public:                                                                               \
+    using Error::Error;                                                                  \
+    const char* kind() const override { return #Name; }                                  \
+    int exit_code() const override { return Code; }                                      \
+  };
+
+SKIFF_DEFINE_ERROR(ValueError, 2)
+SKIFF_DEFINE_ERROR(TypeError, 2)
+SKIFF_DEFINE_ERROR(ShapeError, 2)
+SKIFF_DEFINE_ERROR(IndexError, 2)
+SKIFF_DEFINE_ERROR(NotImplementedError, 3)
+SKIFF_DEFINE_ERROR(DeviceError, 4)
+SKIFF_DEFINE_ERROR(ConfigError, 2)
+SKIFF_DEFINE_ERROR(IoError, 5)
+SKIFF_DEFINE_ERROR(InternalError, 70)
+#undef SKIFF_DEFINE_ERROR
+
+namespace detail {
+template <typename E, typename... Args>
+[[noreturn]] void throw_error(std::source_location loc, fmt::format_string<Args...> f, Args&&... args) {
+  throw E(fmt::format(f, std::forward<Args>(args)...), loc);
+}
+[[noreturn]] inline void throw_error_plain(std::source_location loc, const char* cond) {
+  throw ValueError(fmt::format("check failed: {}", cond), loc);
+}
+}  // namespace detail
+
+}  // namespace skiff
+
+/// User-facing check: throws ErrorType with a formatted message when cond is false.
+#define SKIFF_CHECK_T(ErrorType, cond, ...)                                                   \
+  do {                                                                                       \
+    if (!(cond)) [[unlikely]]                                                                \
+      ::skiff::detail::throw_error<ErrorType>(std::source_location::current(), __VA_ARGS__); \
+  } while (0)
+#define SKIFF_CHECK(cond, ...) SKIFF_CHECK_T(::skiff::ValueError, cond, __VA_ARGS__)
+#define SKIFF_CHECK_SHAPE(cond, ...) SKIFF_CHECK_T(::skiff::ShapeError, cond, __VA_ARGS__)
+#define SKIFF_CHECK_DTYPE(cond, ...) SKIFF_CHECK_T(::skiff::TypeError, cond, __VA_ARGS__)
+#define SKIFF_CHECK_INDEX(cond, ...) SKIFF_CHECK_T(::skiff::IndexError, cond, __VA_ARGS__)
+/// Internal invariant: failing it is a bug in skiff, not in the caller's input.
+#define SKIFF_ASSERT(cond, ...)                                                              \
+  do {                                                                                       \
+    if (!(cond)) [[unlikely]]                                                                \
+      ::skiff::detail::throw_error<::skiff::InternalError>(                                  \
+          std::source_location::current(), "internal error (this is a bug in skiff): {}: {}", \
+          #cond, fmt::format(__VA_ARGS__));                                                  \
+  } while (0)
+/// Throws the given error type unconditionally.
+#define SKIFF_THROW(ErrorType, ...) \
+  ::skiff::detail::throw_error<ErrorType>(std::source_location::current(), __VA_ARGS__)

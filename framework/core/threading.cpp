@@ -1,0 +1,37 @@
+#include "framework/core/threading.h"
+
+#include <omp.h>
+
+#include <cstdlib>
+#include <mutex>
+
+#include "framework/core/error.h"
+
+namespace skiff {
+
+static std::once_flag g_init;
+
+void init_threads_from_env() {
+  std::call_once(g_init, [] {
+    if (const char* s = std::getenv("SKIFF_NUM_THREADS"); s && *s) {
+      char* end = nullptr;
+      long n = std::strtol(s, &end, 10);
+      SKIFF_CHECK(end && *end == 0 && n > 0 && n <= 4096,
+                  "SKIFF_NUM_THREADS: expected a positive integer, got '{}'", s);
+      omp_set_num_threads(int(n));
+    }
+  });
+}
+
+int num_threads() {
+  init_threads_from_env();
+  return omp_get_max_threads();
+}
+
+void set_num_threads(int n) {
+  init_threads_from_env();
+  SKIFF_CHECK(n > 0, "set_num_threads: expected a positive count, got {}", n);
+  omp_set_num_threads(n);
+}
+
+}  // namespace skiff

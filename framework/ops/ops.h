@@ -1,0 +1,9 @@
+#pragma once
+/// \file ops.h
+/// Umbrella header: the whole functional op API.
+
+#include "framework/ops/elementwise/binary.h"
+#include "framework/ops/elementwise/unary.h"
+#include "framework/ops/reduce/reduce.h"
+#include "framework/ops/shape/shape_ops.h"
+#include "framework/ops/op.h"

@@ -1,0 +1,52 @@
+#pragma once
+/// \file storage.h
+/// A block of device memory shared by a tensor and all of its views.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "framework/core/device.h"
+
+namespace skiff {
+
+/// Owns (or borrows) `nbytes` bytes on `device`. The version counter is bumped by
+/// every in-place write so autograd can detect saved tensors that were modified.
+class Storage {
+ public:
+  using Deleter = std::function<void(void*)>;
+  Storage(void* data, int64_t nbytes, Device device, Deleter deleter)
+      : data_(data), nbytes_(nbytes), device_(device), deleter_(std::move(deleter)) {}
+  ~Storage() { if (deleter_) deleter_(data_); }
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  /// Allocates from the device's caching allocator (64-byte aligned on the CPU).
+  static std::shared_ptr<Storage> allocate(int64_t nbytes, Device device);
+
+  void* data() const { return data_; }
+  int64_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+  uint32_t version() const { return version_.load(std::memory_order_relaxed); }
+  void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  void* data_;
+  int64_t nbytes_;
+  Device device_;
+  Deleter deleter_;
+  std::atomic<uint32_t> version_{0};
+};
+
+/// CPU caching allocator statistics (for `skiff info` and tests).
+struct AllocatorStats {
+  int64_t allocated_bytes = 0;   ///< bytes currently handed out
+  int64_t cached_bytes = 0;      ///< bytes held in free lists
+  int64_t num_system_allocs = 0; ///< calls that reached the system allocator
+};
+AllocatorStats cpu_allocator_stats();
+/// Returns every cached block to the system.
+void cpu_allocator_empty_cache();
+
+}  // namespace skiff

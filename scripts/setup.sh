@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs every Debian package skiff needs to build and test, then configures
+# and builds it (Release with debug info, Ninja, ccache).
+#   scripts/setup.sh            install missing packages + build
+#   SKIFF_BUILD_DIR=dir         build somewhere else (default: build)
+#   SKIFF_SKIP_BUILD=1          install packages only
+# Idempotent: when everything is installed and built it finishes in seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  g++ cmake ninja-build ccache pkg-config
+  libeigen3-dev libdnnl-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
+  libgtest-dev libgmock-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "setup: need root or sudo to install packages" >&2; exit 1; }
+    SUDO="sudo"
+  fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+[ "${SKIFF_SKIP_BUILD:-0}" = 1 ] && exit 0
+
+BUILD_DIR="${SKIFF_BUILD_DIR:-build}"
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
+fi
+cmake --build "$BUILD_DIR" >&2

@@ -1,0 +1,129 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "framework/ops/ops.h"
+
+namespace skiff {
+
+TEST(ElementwiseTest, BroadcastAddAndPromotion) {
+  Tensor a = from_vector<int32_t>({1, 2, 3}, {3, 1});
+  Tensor b = from_vector<float>({10, 20}, {2});
+  Tensor c = add(a, b);
+  EXPECT_EQ(c.shape(), (Shape{3, 2}));
+  EXPECT_EQ(c.dtype(), DType::Float32);
+  EXPECT_EQ(c.to_vector<float>(), (std::vector<float>{11, 21, 12, 22, 13, 23}));
+}
+
+TEST(ElementwiseTest, ScalarDoesNotWidenFloatTensor) {
+  Tensor x = ones({2}, DType::Float32);
+  EXPECT_EQ((x * 2.5).dtype(), DType::Float32);
+  EXPECT_EQ((arange(3) * 2.0).dtype(), DType::Int64);
+  EXPECT_EQ((arange(3) * 2.5).dtype(), DType::Float32);
+  EXPECT_EQ(div(arange(3), 2.0).dtype(), DType::Float32);
+}
+
+TEST(ElementwiseTest, ArithmeticOnStridedViews) {
+  Tensor m = reshape(arange(0.0, 6.0, 1.0, DType::Float64), {2, 3});
+  Tensor mt = t(m);  // non-contiguous [3, 2]
+  Tensor r = mul(mt, mt);
+  EXPECT_EQ(r.to_vector<double>(), (std::vector<double>{0, 9, 1, 16, 4, 25}));
+}
+
+TEST(ElementwiseTest, UnaryMathMatchesCmath) {
+  std::vector<double> xs{-2.0, -0.5, 0.0, 0.3, 1.7};
+  Tensor x = from_vector(xs);
+  struct Case { Tensor (*f)(const Tensor&); double (*ref)(double); };
+  auto sig = [](double v) { return 1 / (1 + std::exp(-v)); };
+  (void)sig;
+  auto check = [&](Tensor y, auto ref) {
+    auto v = y.to_vector<double>();
+    for (size_t i = 0; i < xs.size(); ++i) EXPECT_NEAR(v[i], ref(xs[i]), 1e-12) << i;
+  };
+  check(exp(x), [](double v) { return std::exp(v); });
+  check(sin(x), [](double v) { return std::sin(v); });
+  check(tanh(x), [](double v) { return std::tanh(v); });
+  check(erf(x), [](double v) { return std::erf(v); });
+  check(sigmoid(x), [](double v) { return 1 / (1 + std::exp(-v)); });
+  check(relu(x), [](double v) { return v > 0 ? v : 0; });
+  check(leaky_relu(x, 0.1), [](double v) { return v > 0 ? v : 0.1 * v; });
+  check(gelu(x), [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); });
+  check(gelu(x, true), [](double v) {
+    return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+  });
+  check(silu(x), [](double v) { return v / (1 + std::exp(-v)); });
+  check(hardswish(x), [](double v) { return v * std::min(std::max(v + 3, 0.0), 6.0) / 6; });
+  check(hardsigmoid(x), [](double v) { return std::min(std::max(v / 6 + 0.5, 0.0), 1.0); });
+  check(softplus(x), [](double v) { return std::log1p(std::exp(v)); });
+  check(clamp(x, -1, 1), [](double v) { return std::min(std::max(v, -1.0), 1.0); });
+  check(abs(x), [](double v) { return std::abs(v); });
+}
+
+TEST(ElementwiseTest, Float16ComputesInFloat) {
+  Tensor h = to(from_vector<float>({0.5f, 1.0f, 2.0f}), DType::Float16);
+  Tensor y = exp(h);
+  EXPECT_EQ(y.dtype(), DType::Float16);
+  auto v = to(y, DType::Float32).to_vector<float>();
+  EXPECT_NEAR(v[2], std::exp(2.0f), 1e-2);
+}
+
+TEST(ElementwiseTest, ComparisonsAndLogicalOpsReturnBool) {
+  Tensor a = from_vector<float>({1, 2, 3});
+  Tensor m = gt(a, 1.5);
+  EXPECT_EQ(m.dtype(), DType::Bool);
+  EXPECT_EQ(m.to_vector<bool>(), (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(logical_not(m).to_vector<bool>(), (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(logical_and(m, lt(a, 2.5)).to_vector<bool>(), (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(where(m, a, 0.0).to_vector<float>(), (std::vector<float>{0, 2, 3}));
+  EXPECT_THROW(where(a, a, a), TypeError);
+}
+
+TEST(ElementwiseTest, MaximumPropagatesNaN) {
+  Tensor a = from_vector<float>({1, NAN});
+  Tensor b = from_vector<float>({2, 0});
+  auto v = maximum(a, b).to_vector<float>();
+  EXPECT_EQ(v[0], 2);
+  EXPECT_TRUE(std::isnan(v[1]));
+}
+
+TEST(ElementwiseTest, IntegerOps) {
+  Tensor a = from_vector<int64_t>({7, -8, 9});
+  EXPECT_EQ(pow(a, from_vector<int64_t>({2, 3, 0})).to_vector<int64_t>(), (std::vector<int64_t>{49, -512, 1}));
+  EXPECT_EQ(neg(a).to_vector<int64_t>(), (std::vector<int64_t>{-7, 8, -9}));
+  EXPECT_EQ(clamp(a, -1, 8).to_vector<int64_t>(), (std::vector<int64_t>{7, -1, 8}));
+}
+
+TEST(ElementwiseTest, InPlaceWritesIntoTarget) {
+  Tensor a = ones({2, 2});
+  Tensor alias = a;
+  add_(a, from_vector<float>({1, 2}));
+  EXPECT_EQ(alias.to_vector<float>(), (std::vector<float>{2, 3, 2, 3}));
+  mul_(a, 2.0);
+  relu_(a);
+  EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{4, 6, 4, 6}));
+  Tensor w = ones({2}).set_requires_grad();
+  EXPECT_THROW(add_(w, 1.0), ValueError);
+  Tensor small = ones({2});
+  EXPECT_THROW(add_(small, ones({2, 2})), ShapeError);
+}
+
+TEST(ElementwiseTest, ShapeMismatchNamesOpAndShapes) {
+  try {
+    add(ones({2, 3}), ones({4}));
+    FAIL();
+  } catch (const ShapeError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("[2, 3]"), std::string::npos) << m;
+    EXPECT_NE(m.find("[4]"), std::string::npos) << m;
+  }
+}
+
+TEST(ElementwiseTest, LargeTensorsUseSameResultsAcrossThreads) {
+  Tensor x = randn({300000}, DType::Float32);
+  Tensor y = tanh(x) * x + 1.0;
+  auto v = y.to_vector<float>();
+  auto xv = x.to_vector<float>();
+  for (size_t i = 0; i < v.size(); i += 997) EXPECT_NEAR(v[i], std::tanh(xv[i]) * xv[i] + 1, 1e-5);
+}
+
+}  // namespace skiff
