@@ -7,3 +7,7 @@
 #include "framework/ops/reduce/reduce.h"
 #include "framework/ops/shape/shape_ops.h"
 #include "framework/ops/op.h"
+#include "framework/ops/index/index.h"
+#include "framework/ops/linalg/linalg.h"
+#include "framework/ops/loss/loss.h"
+#include "framework/ops/nn/nn.h"

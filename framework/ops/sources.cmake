@@ -6,7 +6,13 @@ set(SKIFF_OPS_SOURCES
   ops/common.cpp
   ops/elementwise/binary.cpp
   ops/elementwise/unary.cpp
-  ops/reduce/sum.cpp
   ops/shape/views.cpp
   ops/shape/join.cpp
 )
+
+# Each family keeps its own list (one owner per file keeps parallel work apart).
+include(${CMAKE_CURRENT_LIST_DIR}/reduce/sources.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/linalg/sources.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/nn/sources.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/index/sources.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/loss/sources.cmake)

@@ -1,3 +1,6 @@
 set(SKIFF_ONEDNN_KERNEL_SOURCES
   onednn/info.cpp
 )
+
+include(${CMAKE_CURRENT_LIST_DIR}/kernels/linalg/sources.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/kernels/nn/sources.cmake)

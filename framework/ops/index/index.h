@@ -1,0 +1,5 @@
+#pragma once
+/// \file index.h
+/// (index ops: being written.)
+
+#include "framework/tensor/tensor.h"

@@ -1,0 +1,5 @@
+#pragma once
+/// \file linalg.h
+/// (linalg ops: being written.)
+
+#include "framework/tensor/tensor.h"

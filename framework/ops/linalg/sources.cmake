@@ -1,0 +1,2 @@
+list(APPEND SKIFF_OPS_SOURCES
+)

@@ -1,0 +1,5 @@
+#pragma once
+/// \file loss.h
+/// (loss ops: being written.)
+
+#include "framework/tensor/tensor.h"

@@ -1,0 +1,5 @@
+#pragma once
+/// \file nn.h
+/// (nn ops: being written.)
+
+#include "framework/tensor/tensor.h"
