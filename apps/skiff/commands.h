@@ -7,5 +7,7 @@
 namespace skiff::app {
 
 void add_info_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
+void add_zoo_command(CLI::App& app);
 
 }  // namespace skiff::app

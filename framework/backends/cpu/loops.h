@@ -64,6 +64,49 @@ void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
       });
 }
 
+/// Float32 fast path through a per-ISA vector kernel (vec/vec_f32.h): contiguous
+/// runs go to `vec`, other runs to the scalar `fallback`. Returns false (doing
+/// nothing) unless both tensors are float32.
+template <typename Fallback>
+bool unary_vec_f32(const Tensor& out, const Tensor& in, void (*vec)(const float*, float*, int64_t), Fallback fallback) {
+  if (out.dtype() != DType::Float32 || in.dtype() != DType::Float32) return false;
+  std::array<Shape, 2> st = {detail::broadcast_byte_strides(out, out.shape()),
+                             detail::broadcast_byte_strides(in, out.shape())};
+  detail::for_each_strided<2>(out.shape(), {static_cast<char*>(out.data_ptr()), static_cast<char*>(in.data_ptr())},
+                              st, [&](char** p, const int64_t* s, int64_t n) {
+    if (s[0] == 4 && s[1] == 4) {
+      vec(reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]), n);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<float*>(p[0] + i * s[0]) = fallback(*reinterpret_cast<const float*>(p[1] + i * s[1]));
+    }
+  });
+  return true;
+}
+
+/// Binary float32 fast path: runs where all three operands are contiguous use `vec`.
+template <typename Fallback>
+bool binary_vec_f32(const Tensor& out, const Tensor& a, const Tensor& b,
+                    void (*vec)(const float*, const float*, float*, int64_t), Fallback fallback) {
+  if (out.dtype() != DType::Float32 || a.dtype() != DType::Float32) return false;
+  std::array<Shape, 3> st = {detail::broadcast_byte_strides(out, out.shape()),
+                             detail::broadcast_byte_strides(a, out.shape()),
+                             detail::broadcast_byte_strides(b, out.shape())};
+  detail::for_each_strided<3>(
+      out.shape(),
+      {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()), static_cast<char*>(b.data_ptr())}, st,
+      [&](char** p, const int64_t* s, int64_t n) {
+        if (s[0] == 4 && s[1] == 4 && s[2] == 4) {
+          vec(reinterpret_cast<const float*>(p[1]), reinterpret_cast<const float*>(p[2]), reinterpret_cast<float*>(p[0]), n);
+        } else {
+          for (int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<float*>(p[0] + i * s[0]) =
+                fallback(*reinterpret_cast<const float*>(p[1] + i * s[1]), *reinterpret_cast<const float*>(p[2] + i * s[2]));
+        }
+      });
+  return true;
+}
+
 /// Dtype visitors limited to a category, so kernels only instantiate what makes sense.
 /// They throw NotImplementedError naming the kernel for other dtypes.
 template <typename Fn>

@@ -9,3 +9,14 @@ include(${CMAKE_CURRENT_LIST_DIR}/kernels/linalg/sources.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/kernels/nn/sources.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/kernels/index/sources.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/kernels/loss/sources.cmake)
+
+# Float32 vector kernels compiled once per ISA and picked at run time.
+list(APPEND SKIFF_CPU_KERNEL_SOURCES
+  cpu/vec/vec_f32.cpp
+  cpu/vec/vec_f32_baseline.cpp
+  cpu/vec/vec_f32_avx2.cpp
+  cpu/vec/vec_f32_avx512.cpp
+)
+set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/vec/vec_f32_avx2.cpp PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma")
+set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/vec/vec_f32_avx512.cpp PROPERTIES
+  COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mavx2;-mfma;-mprefer-vector-width=512")

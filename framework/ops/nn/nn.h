@@ -1,5 +1,8 @@
 #pragma once
 /// \file nn.h
-/// (nn ops: being written.)
+/// Neural-network ops: convolution and pooling (conv.h), normalization, softmax and
+/// dropout (norm.h), interpolation and padding (resample.h).
 
-#include "framework/tensor/tensor.h"
+#include "framework/ops/nn/conv.h"
+#include "framework/ops/nn/norm.h"
+#include "framework/ops/nn/resample.h"

@@ -1,2 +1,9 @@
 list(APPEND SKIFF_OPS_SOURCES
+  ops/nn/conv.cpp
+  ops/nn/pool.cpp
+  ops/nn/softmax.cpp
+  ops/nn/norm.cpp
+  ops/nn/dropout.cpp
+  ops/nn/interpolate.cpp
+  ops/nn/pad.cpp
 )

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "framework/backends/cpu/loops.h"
+#include "framework/backends/cpu/vec/vec_f32.h"
 
 namespace skiff::cpu {
 namespace {
@@ -16,10 +17,21 @@ void arith(const KernelContext& c, const char* name, F f) {
   });
 }
 
-void add_cpu(const KernelContext& c) { arith(c, "add", [](auto a, auto b) { return a + b; }); }
-void sub_cpu(const KernelContext& c) { arith(c, "sub", [](auto a, auto b) { return a - b; }); }
-void mul_cpu(const KernelContext& c) { arith(c, "mul", [](auto a, auto b) { return a * b; }); }
+void add_cpu(const KernelContext& c) {
+  auto f = [](auto a, auto b) { return a + b; };
+  if (!binary_vec_f32(c.outputs[0], c.inputs[0], c.inputs[1], vec_f32().add, f)) arith(c, "add", f);
+}
+void sub_cpu(const KernelContext& c) {
+  auto f = [](auto a, auto b) { return a - b; };
+  if (!binary_vec_f32(c.outputs[0], c.inputs[0], c.inputs[1], vec_f32().sub, f)) arith(c, "sub", f);
+}
+void mul_cpu(const KernelContext& c) {
+  auto f = [](auto a, auto b) { return a * b; };
+  if (!binary_vec_f32(c.outputs[0], c.inputs[0], c.inputs[1], vec_f32().mul, f)) arith(c, "mul", f);
+}
 void div_cpu(const KernelContext& c) {
+  if (binary_vec_f32(c.outputs[0], c.inputs[0], c.inputs[1], vec_f32().div, [](float a, float b) { return a / b; }))
+    return;
   visit_numeric(c.inputs[0].dtype(), "div", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_integral_v<T>) {

@@ -3,13 +3,29 @@
 #include <cmath>
 
 #include "framework/backends/cpu/loops.h"
+#include "framework/backends/cpu/vec/vec_f32.h"
 
 namespace skiff::cpu {
 namespace {
 
+// Float32 ops with a per-ISA vector kernel (vec/vec_f32.h); the others use libm.
+bool try_vec_exp(const KernelContext& c) {
+  return unary_vec_f32(c.outputs[0], c.inputs[0], vec_f32().exp, [](float x) { return std::exp(x); });
+}
+bool try_vec_sigmoid(const KernelContext& c) {
+  return unary_vec_f32(c.outputs[0], c.inputs[0], vec_f32().sigmoid, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+}
+#define SKIFF_NO_VEC(name) \
+  bool try_vec_##name(const KernelContext&) { return false; }
+SKIFF_NO_VEC(log) SKIFF_NO_VEC(log1p) SKIFF_NO_VEC(sqrt) SKIFF_NO_VEC(rsqrt) SKIFF_NO_VEC(reciprocal)
+SKIFF_NO_VEC(sin) SKIFF_NO_VEC(cos) SKIFF_NO_VEC(tan) SKIFF_NO_VEC(tanh) SKIFF_NO_VEC(erf) SKIFF_NO_VEC(floor)
+SKIFF_NO_VEC(ceil) SKIFF_NO_VEC(round)
+#undef SKIFF_NO_VEC
+
 // Float-only math (the op wrappers convert integer inputs to float32 first).
 #define SKIFF_FLOAT_UNARY(name, expr)                                              \
   void name##_cpu(const KernelContext& c) {                                        \
+    if (try_vec_##name(c)) return;                                                 \
     visit_floating(c.inputs[0].dtype(), #name, [&](auto tag) {                     \
       using T = typename decltype(tag)::type;                                      \
       using A = acc_t<T>;                                                          \
@@ -33,7 +49,6 @@ SKIFF_FLOAT_UNARY(erf, std::erf(x))
 SKIFF_FLOAT_UNARY(floor, std::floor(x))
 SKIFF_FLOAT_UNARY(ceil, std::ceil(x))
 SKIFF_FLOAT_UNARY(round, std::nearbyint(x))
-SKIFF_FLOAT_UNARY(leaky_relu, x > A(0) ? x : x * A(c.attrs.get_float("negative_slope")))
 #undef SKIFF_FLOAT_UNARY
 
 // Ops defined for every real type.
@@ -48,9 +63,29 @@ SKIFF_FLOAT_UNARY(leaky_relu, x > A(0) ? x : x * A(c.attrs.get_float("negative_s
   SKIFF_REGISTER_KERNEL(name, CPU, "cpu", kFloatTypes | kIntTypes, 0, name##_cpu);
 
 SKIFF_REAL_UNARY(sign, A((x > A(0)) - (x < A(0))))
-SKIFF_REAL_UNARY(relu, x > A(0) ? x : A(0))
 SKIFF_REAL_UNARY(square, x * x)
 #undef SKIFF_REAL_UNARY
+
+void leaky_relu_cpu(const KernelContext& c) {
+  const double slope = c.attrs.get_float("negative_slope");
+  visit_floating(c.inputs[0].dtype(), "leaky_relu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = acc_t<T>;
+    const A s = A(slope);
+    unary_loop<T, T>(c.outputs[0], c.inputs[0], [s](A x) -> A { return x > A(0) ? x : x * s; });
+  });
+}
+SKIFF_REGISTER_KERNEL(leaky_relu, CPU, "cpu", kFloatTypes, 0, leaky_relu_cpu);
+
+void relu_cpu(const KernelContext& c) {
+  if (unary_vec_f32(c.outputs[0], c.inputs[0], vec_f32().relu, [](float x) { return x > 0.0f ? x : 0.0f; })) return;
+  visit_real(c.inputs[0].dtype(), "relu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = acc_t<T>;
+    unary_loop<T, T>(c.outputs[0], c.inputs[0], [](A x) -> A { return x > A(0) ? x : A(0); });
+  });
+}
+SKIFF_REGISTER_KERNEL(relu, CPU, "cpu", kFloatTypes | kIntTypes, 0, relu_cpu);
 
 void neg_cpu(const KernelContext& c) {
   visit_numeric(c.inputs[0].dtype(), "neg", [&](auto tag) {

@@ -1,2 +1,4 @@
 list(APPEND SKIFF_CPU_KERNEL_SOURCES
+  cpu/kernels/index/gather.cpp
+  cpu/kernels/index/sort.cpp
 )

@@ -1,2 +1,3 @@
 list(APPEND SKIFF_ONEDNN_KERNEL_SOURCES
+  onednn/kernels/nn/conv.cpp
 )

@@ -1,0 +1,150 @@
+// CPU layer_norm and batch_norm forward (outputs y, mean, biased var).
+// Algorithm: one pass for the moments, one pass to write y. The moments are
+// accumulated in float64 over (x - x0), x0 being the first element of the group
+// (the "shifted data" variance), with 8 independent accumulators, so a large
+// common offset does not cancel away the variance. y = (x - mean) * rsqrt(var + eps)
+// * weight + bias in float (double for float64).
+// Layout: layer_norm sees x as [M, N] (normalized dims last), batch_norm as
+// [A, C, B] (statistics per C over A and B); non-contiguous inputs are copied to
+// contiguous first. Work is split over statistics only: thread-count independent.
+// Reference: naive two-pass loops in tests/framework/ops/nn/norm_test.cpp,
+// tolerance 1e-5 (float32), 1e-12 (float64); gradients via gradcheck in float64.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "framework/backends/cpu/loops.h"
+
+namespace skiff::cpu {
+namespace {
+
+struct ShiftedMoments {
+  double shift = 0, sum = 0, sumsq = 0;
+  int64_t count = 0;
+
+  template <typename T>
+  void add(const T* p, int64_t n) {
+    if (n == 0) return;
+    if (count == 0) shift = double(p[0]);
+    double s[8] = {}, q[8] = {};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+      for (int k = 0; k < 8; ++k) {
+        double d = double(p[i + k]) - shift;
+        s[k] += d;
+        q[k] += d * d;
+      }
+    for (; i < n; ++i) {
+      double d = double(p[i]) - shift;
+      s[0] += d;
+      q[0] += d * d;
+    }
+    for (int k = 0; k < 8; ++k) {
+      sum += s[k];
+      sumsq += q[k];
+    }
+    count += n;
+  }
+  double mean() const { return count ? shift + sum / double(count) : NAN; }
+  double var() const {
+    if (count == 0) return NAN;
+    double m = sum / double(count);
+    return std::max(0.0, sumsq / double(count) - m * m);
+  }
+};
+
+Tensor contiguous_input(const Tensor& t) { return t.is_contiguous() ? t : detail::contiguous_copy(t); }
+
+template <typename T>
+const T* optional_param(const std::vector<Tensor>& in, std::vector<Tensor>& keep, bool present, size_t& slot) {
+  if (!present) return nullptr;
+  keep.push_back(contiguous_input(in[slot++]));
+  return static_cast<const T*>(keep.back().data_ptr());
+}
+
+void layer_norm_cpu(const KernelContext& c) {
+  const Tensor x = contiguous_input(c.inputs[0]);
+  const int64_t axis = c.attrs.get_int("axis");
+  int64_t rows = 1, n = 1;
+  for (int64_t d = 0; d < x.dim(); ++d) (d < axis ? rows : n) *= x.shape()[d];
+  const double eps = c.attrs.get_float("eps");
+  visit_floating(x.dtype(), "layer_norm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = acc_t<T>;
+    std::vector<Tensor> keep;
+    size_t slot = 1;
+    const T* w = optional_param<T>(c.inputs, keep, c.attrs.get_bool("has_weight"), slot);
+    const T* b = optional_param<T>(c.inputs, keep, c.attrs.get_bool("has_bias"), slot);
+    const T* xp = static_cast<const T*>(x.data_ptr());
+    T* yp = static_cast<T*>(c.outputs[0].data_ptr());
+    T* mean_out = static_cast<T*>(c.outputs[1].data_ptr());
+    T* var_out = static_cast<T*>(c.outputs[2].data_ptr());
+    const bool par = rows > 1 && rows * n >= kParallelGrain && num_threads() > 1 && !omp_in_parallel();
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* xr = xp + r * n;
+      T* yr = yp + r * n;
+      ShiftedMoments m;
+      m.add(xr, n);
+      const double mean = m.mean(), var = m.var();
+      mean_out[r] = T(mean);
+      var_out[r] = T(var);
+      // (x - mean) first: subtracting close values is exact, x * rstd - mean * rstd is not.
+      const A rstd = A(1.0 / std::sqrt(var + eps)), mean_a = A(mean);
+      if (w && b) {
+        for (int64_t i = 0; i < n; ++i) yr[i] = T((A(xr[i]) - mean_a) * rstd * A(w[i]) + A(b[i]));
+      } else if (w) {
+        for (int64_t i = 0; i < n; ++i) yr[i] = T((A(xr[i]) - mean_a) * rstd * A(w[i]));
+      } else if (b) {
+        for (int64_t i = 0; i < n; ++i) yr[i] = T((A(xr[i]) - mean_a) * rstd + A(b[i]));
+      } else {
+        for (int64_t i = 0; i < n; ++i) yr[i] = T((A(xr[i]) - mean_a) * rstd);
+      }
+    }
+  });
+}
+
+void batch_norm_cpu(const KernelContext& c) {
+  const Tensor x = contiguous_input(c.inputs[0]);
+  const int64_t outer = x.shape()[0], channels = x.shape()[1];
+  int64_t inner = 1;
+  for (int64_t d = 2; d < x.dim(); ++d) inner *= x.shape()[d];
+  const double eps = c.attrs.get_float("eps");
+  visit_floating(x.dtype(), "batch_norm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = acc_t<T>;
+    std::vector<Tensor> keep;
+    size_t slot = 1;
+    const T* w = optional_param<T>(c.inputs, keep, c.attrs.get_bool("has_weight"), slot);
+    const T* b = optional_param<T>(c.inputs, keep, c.attrs.get_bool("has_bias"), slot);
+    const T* xp = static_cast<const T*>(x.data_ptr());
+    T* yp = static_cast<T*>(c.outputs[0].data_ptr());
+    T* mean_out = static_cast<T*>(c.outputs[1].data_ptr());
+    T* var_out = static_cast<T*>(c.outputs[2].data_ptr());
+    const bool par = channels > 1 && x.numel() >= kParallelGrain && num_threads() > 1 && !omp_in_parallel();
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t ch = 0; ch < channels; ++ch) {
+      ShiftedMoments m;
+      for (int64_t o = 0; o < outer; ++o) m.add(xp + (o * channels + ch) * inner, inner);
+      const double mean = m.mean(), var = m.var();
+      mean_out[ch] = T(mean);
+      var_out[ch] = T(var);
+      const double rstd = 1.0 / std::sqrt(var + eps);
+      const double scale = rstd * (w ? double(w[ch]) : 1.0);
+      const A scale_a = A(scale), mean_a = A(mean), shift_a = A(b ? double(b[ch]) : 0.0);
+      for (int64_t o = 0; o < outer; ++o) {
+        const T* xs = xp + (o * channels + ch) * inner;
+        T* ys = yp + (o * channels + ch) * inner;
+        for (int64_t i = 0; i < inner; ++i) ys[i] = T((A(xs[i]) - mean_a) * scale_a + shift_a);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+SKIFF_REGISTER_KERNEL(layer_norm, CPU, "cpu", kFloatTypes, 0, layer_norm_cpu);
+SKIFF_REGISTER_KERNEL(batch_norm, CPU, "cpu", kFloatTypes, 0, batch_norm_cpu);
+
+}  // namespace skiff::cpu

@@ -1,0 +1,260 @@
+// Reference CPU kernels for 2-D pooling and its backward ops: max_pool2d (+ argmax),
+// max_pool2d_backward (scatter-add to the argmax), max_pool2d_gather, avg_pool2d(_backward),
+// adaptive_avg_pool2d(_backward).
+// Algorithm: direct window loops, one [H, W] plane per task; planes run in parallel (each writes
+// only its own plane, in a fixed order, so results do not depend on the thread count).
+// Layout: NCHW, made contiguous on entry; argmax indices are flat h * W + w within the plane
+// (-1 for a window that holds no input element, which no gradient reaches).
+// Reference: hand-computed values and naive loops in tests/framework/ops/nn/pool_test.cpp
+// (exact for max, 1e-12 in float64 for averages); gradients by float64 gradcheck.
+#include <cmath>
+#include <limits>
+
+#include "framework/backends/cpu/loops.h"
+#include "framework/core/threading.h"
+#include "framework/ops/nn/conv_params.h"
+
+namespace skiff::cpu {
+namespace {
+
+using nn_detail::Pool2dParams;
+
+Tensor contiguous_input(const Tensor& t) { return t.is_contiguous() ? t : detail::contiguous_copy(t); }
+
+template <typename Fn>
+void visit_pool_dtype(DType t, const char* kernel, Fn&& fn) {
+  visit_floating(t, kernel, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) fn(tag);
+    else SKIFF_THROW(NotImplementedError, "{}: dtype {} is not supported", kernel, dtype_name(t));
+  });
+}
+
+/// Runs body(plane) for planes [0, planes), in parallel when there is enough work.
+template <typename Body>
+void for_each_plane(int64_t planes, int64_t work_per_plane, Body body) {
+  const bool parallel = planes > 1 && planes * work_per_plane >= kParallelGrain;
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int64_t i = 0; i < planes; ++i) body(i);
+}
+
+// ---- max ---------------------------------------------------------------------------------
+
+void max_pool2d_cpu(const KernelContext& c) {
+  Tensor x = contiguous_input(c.inputs[0]);
+  Pool2dParams p = Pool2dParams::from(x.shape(), c.attrs);
+  const Tensor &y = c.outputs[0], &idx = c.outputs[1];
+  int64_t* id = idx.data<int64_t>();
+  visit_pool_dtype(x.dtype(), "max_pool2d_cpu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* xd = x.data<T>();
+    T* yd = y.data<T>();
+    for_each_plane(p.n * p.c, p.oh * p.ow * p.kh * p.kw, [&](int64_t plane) {
+      const T* in = xd + plane * p.h * p.w;
+      T* out = yd + plane * p.oh * p.ow;
+      int64_t* out_idx = id + plane * p.oh * p.ow;
+      for (int64_t oy = 0; oy < p.oh; ++oy)
+        for (int64_t ox = 0; ox < p.ow; ++ox) {
+          T best = -std::numeric_limits<T>::infinity();
+          int64_t best_idx = -1;
+          for (int64_t i = 0; i < p.kh; ++i) {
+            const int64_t iy = oy * p.sh - p.ph + i * p.dh;
+            if (iy < 0 || iy >= p.h) continue;
+            for (int64_t j = 0; j < p.kw; ++j) {
+              const int64_t ix = ox * p.sw - p.pw + j * p.dw;
+              if (ix < 0 || ix >= p.w) continue;
+              const T v = in[iy * p.w + ix];
+              // NaN wins (and stays): pooling propagates NaN like max() does.
+              if (best_idx < 0 || v > best || (std::isnan(v) && !std::isnan(best))) {
+                best = v;
+                best_idx = iy * p.w + ix;
+              }
+            }
+          }
+          out[oy * p.ow + ox] = best;
+          out_idx[oy * p.ow + ox] = best_idx;
+        }
+    });
+  });
+}
+
+/// Checks indices against the plane size before any parallel loop reads them.
+void check_indices(const char* op, const int64_t* idx, int64_t count, int64_t plane_size) {
+  for (int64_t i = 0; i < count; ++i)
+    SKIFF_CHECK_INDEX(idx[i] >= -1 && idx[i] < plane_size, "{}: expected indices in [-1, {}), got {}", op,
+                      plane_size, idx[i]);
+}
+
+void max_pool2d_backward_cpu(const KernelContext& c) {
+  Tensor gy = contiguous_input(c.inputs[0]), idx = contiguous_input(c.inputs[1]);
+  const Tensor& gx = c.outputs[0];
+  const int64_t planes = gx.size(0) * gx.size(1), hw = gx.size(2) * gx.size(3);
+  const int64_t per_plane = gy.size(2) * gy.size(3);
+  const int64_t* id = idx.data<int64_t>();
+  check_indices("max_pool2d_backward", id, idx.numel(), hw);
+  visit_pool_dtype(gy.dtype(), "max_pool2d_backward_cpu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* g = gy.data<T>();
+    T* out = gx.data<T>();
+    for_each_plane(planes, hw + per_plane, [&](int64_t plane) {
+      T* o = out + plane * hw;
+      std::fill(o, o + hw, T(0));
+      const int64_t* pi = id + plane * per_plane;
+      const T* pg = g + plane * per_plane;
+      for (int64_t k = 0; k < per_plane; ++k)
+        if (pi[k] >= 0) o[pi[k]] += pg[k];
+    });
+  });
+}
+
+void max_pool2d_gather_cpu(const KernelContext& c) {
+  Tensor x = contiguous_input(c.inputs[0]), idx = contiguous_input(c.inputs[1]);
+  const Tensor& y = c.outputs[0];
+  const int64_t planes = x.size(0) * x.size(1), hw = x.size(2) * x.size(3);
+  const int64_t per_plane = idx.size(2) * idx.size(3);
+  const int64_t* id = idx.data<int64_t>();
+  check_indices("max_pool2d_gather", id, idx.numel(), hw);
+  visit_pool_dtype(x.dtype(), "max_pool2d_gather_cpu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* xd = x.data<T>();
+    T* out = y.data<T>();
+    for_each_plane(planes, per_plane, [&](int64_t plane) {
+      const int64_t* pi = id + plane * per_plane;
+      for (int64_t k = 0; k < per_plane; ++k)
+        out[plane * per_plane + k] = pi[k] >= 0 ? xd[plane * hw + pi[k]] : T(0);
+    });
+  });
+}
+
+// ---- average -----------------------------------------------------------------------------
+
+/// Window of output (oy, ox) clipped to the input, and its divisor (PyTorch's avg_pool2d rule).
+struct AvgWindow {
+  int64_t y0, y1, x0, x1;
+  int64_t divisor;
+};
+
+AvgWindow avg_window(const Pool2dParams& p, int64_t oy, int64_t ox) {
+  int64_t y0 = oy * p.sh - p.ph, x0 = ox * p.sw - p.pw;
+  int64_t y1 = std::min(y0 + p.kh, p.h + p.ph), x1 = std::min(x0 + p.kw, p.w + p.pw);
+  const int64_t padded_size = (y1 - y0) * (x1 - x0);
+  y0 = std::max<int64_t>(y0, 0), x0 = std::max<int64_t>(x0, 0);
+  y1 = std::min(y1, p.h), x1 = std::min(x1, p.w);
+  const int64_t real_size = std::max<int64_t>(y1 - y0, 0) * std::max<int64_t>(x1 - x0, 0);
+  return {y0, y1, x0, x1, p.count_include_pad ? padded_size : real_size};
+}
+
+void avg_pool2d_cpu(const KernelContext& c) {
+  Tensor x = contiguous_input(c.inputs[0]);
+  Pool2dParams p = Pool2dParams::from(x.shape(), c.attrs);
+  visit_pool_dtype(x.dtype(), "avg_pool2d_cpu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* xd = x.data<T>();
+    T* yd = c.outputs[0].data<T>();
+    for_each_plane(p.n * p.c, p.oh * p.ow * p.kh * p.kw, [&](int64_t plane) {
+      const T* in = xd + plane * p.h * p.w;
+      T* out = yd + plane * p.oh * p.ow;
+      for (int64_t oy = 0; oy < p.oh; ++oy)
+        for (int64_t ox = 0; ox < p.ow; ++ox) {
+          AvgWindow win = avg_window(p, oy, ox);
+          T s = 0;
+          for (int64_t iy = win.y0; iy < win.y1; ++iy)
+            for (int64_t ix = win.x0; ix < win.x1; ++ix) s += in[iy * p.w + ix];
+          out[oy * p.ow + ox] = win.divisor > 0 ? s / T(win.divisor) : T(0);
+        }
+    });
+  });
+}
+
+void avg_pool2d_backward_cpu(const KernelContext& c) {
+  Tensor gy = contiguous_input(c.inputs[0]);
+  Pool2dParams p = Pool2dParams::from(Shape(c.attrs.get_ints("input_size")), c.attrs);
+  visit_pool_dtype(gy.dtype(), "avg_pool2d_backward_cpu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* g = gy.data<T>();
+    T* gx = c.outputs[0].data<T>();
+    for_each_plane(p.n * p.c, p.oh * p.ow * p.kh * p.kw, [&](int64_t plane) {
+      T* out = gx + plane * p.h * p.w;
+      const T* in = g + plane * p.oh * p.ow;
+      std::fill(out, out + p.h * p.w, T(0));
+      for (int64_t oy = 0; oy < p.oh; ++oy)
+        for (int64_t ox = 0; ox < p.ow; ++ox) {
+          AvgWindow win = avg_window(p, oy, ox);
+          if (win.divisor <= 0) continue;
+          const T v = in[oy * p.ow + ox] / T(win.divisor);
+          for (int64_t iy = win.y0; iy < win.y1; ++iy)
+            for (int64_t ix = win.x0; ix < win.x1; ++ix) out[iy * p.w + ix] += v;
+        }
+    });
+  });
+}
+
+// ---- adaptive average --------------------------------------------------------------------
+
+struct AdaptiveGeometry {
+  int64_t planes, h, w, oh, ow;
+};
+
+template <typename T, bool kBackward>
+void adaptive_avg_loop(const T* src, T* dst, const AdaptiveGeometry& g) {
+  using nn_detail::adaptive_end;
+  using nn_detail::adaptive_start;
+  for_each_plane(g.planes, g.h * g.w + g.oh * g.ow, [&](int64_t plane) {
+    const int64_t in_off = plane * (kBackward ? g.oh * g.ow : g.h * g.w);
+    const int64_t out_off = plane * (kBackward ? g.h * g.w : g.oh * g.ow);
+    if constexpr (kBackward) std::fill(dst + out_off, dst + out_off + g.h * g.w, T(0));
+    for (int64_t oy = 0; oy < g.oh; ++oy) {
+      const int64_t y0 = adaptive_start(oy, g.h, g.oh), y1 = adaptive_end(oy, g.h, g.oh);
+      for (int64_t ox = 0; ox < g.ow; ++ox) {
+        const int64_t x0 = adaptive_start(ox, g.w, g.ow), x1 = adaptive_end(ox, g.w, g.ow);
+        const T inv = T(1) / T((y1 - y0) * (x1 - x0));
+        if constexpr (kBackward) {
+          const T v = src[in_off + oy * g.ow + ox] * inv;
+          for (int64_t iy = y0; iy < y1; ++iy)
+            for (int64_t ix = x0; ix < x1; ++ix) dst[out_off + iy * g.w + ix] += v;
+        } else {
+          T s = 0;
+          for (int64_t iy = y0; iy < y1; ++iy)
+            for (int64_t ix = x0; ix < x1; ++ix) s += src[in_off + iy * g.w + ix];
+          dst[out_off + oy * g.ow + ox] = s * inv;
+        }
+      }
+    }
+  });
+}
+
+void adaptive_avg_pool2d_cpu(const KernelContext& c) {
+  Tensor x = contiguous_input(c.inputs[0]);
+  const Tensor& y = c.outputs[0];
+  AdaptiveGeometry g{x.size(0) * x.size(1), x.size(2), x.size(3), y.size(2), y.size(3)};
+  if (x.numel() == 0) return detail::fill(y, 0.0);
+  visit_pool_dtype(x.dtype(), "adaptive_avg_pool2d_cpu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    adaptive_avg_loop<T, false>(x.data<T>(), y.data<T>(), g);
+  });
+}
+
+void adaptive_avg_pool2d_backward_cpu(const KernelContext& c) {
+  Tensor gy = contiguous_input(c.inputs[0]);
+  const Tensor& gx = c.outputs[0];
+  AdaptiveGeometry g{gx.size(0) * gx.size(1), gx.size(2), gx.size(3), gy.size(2), gy.size(3)};
+  if (gx.numel() == 0) return;
+  visit_pool_dtype(gy.dtype(), "adaptive_avg_pool2d_backward_cpu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    adaptive_avg_loop<T, true>(gy.data<T>(), gx.data<T>(), g);
+  });
+}
+
+constexpr DTypeSet kPoolTypes = dtype_bit(DType::Float32) | dtype_bit(DType::Float64);
+
+}  // namespace
+
+SKIFF_REGISTER_KERNEL(max_pool2d, CPU, "cpu", kPoolTypes, 0, max_pool2d_cpu);
+SKIFF_REGISTER_KERNEL(max_pool2d_backward, CPU, "cpu", kPoolTypes, 0, max_pool2d_backward_cpu);
+SKIFF_REGISTER_KERNEL(max_pool2d_gather, CPU, "cpu", kPoolTypes, 0, max_pool2d_gather_cpu);
+SKIFF_REGISTER_KERNEL(avg_pool2d, CPU, "cpu", kPoolTypes, 0, avg_pool2d_cpu);
+SKIFF_REGISTER_KERNEL(avg_pool2d_backward, CPU, "cpu", kPoolTypes, 0, avg_pool2d_backward_cpu);
+SKIFF_REGISTER_KERNEL(adaptive_avg_pool2d, CPU, "cpu", kPoolTypes, 0, adaptive_avg_pool2d_cpu);
+SKIFF_REGISTER_KERNEL(adaptive_avg_pool2d_backward, CPU, "cpu", kPoolTypes, 0, adaptive_avg_pool2d_backward_cpu);
+
+}  // namespace skiff::cpu

@@ -1,0 +1,34 @@
+#pragma once
+/// \file vec_f32.h
+/// Float32 contiguous-array kernels compiled once per ISA (baseline SSE2, AVX2+FMA,
+/// AVX-512) and chosen at run time from active_isa(), so the binary targets
+/// baseline x86-64 and still uses the wide units where they exist.
+///
+/// Each function processes n contiguous elements; callers split work over threads.
+/// exp is a range-reduced degree-7 polynomial (max relative error ~2 ulp, tested
+/// against double std::exp); it flushes results below FLT_MIN to zero.
+
+#include <cstdint>
+
+#include "framework/core/cpu_features.h"
+
+namespace skiff::cpu {
+
+struct VecF32Kernels {
+  const char* isa;
+  void (*add)(const float* a, const float* b, float* out, int64_t n);
+  void (*sub)(const float* a, const float* b, float* out, int64_t n);
+  void (*mul)(const float* a, const float* b, float* out, int64_t n);
+  void (*div)(const float* a, const float* b, float* out, int64_t n);
+  void (*exp)(const float* x, float* out, int64_t n);
+  void (*sigmoid)(const float* x, float* out, int64_t n);
+  void (*relu)(const float* x, float* out, int64_t n);
+};
+
+/// The table for this machine (respects SKIFF_CPU_ISA).
+const VecF32Kernels& vec_f32();
+/// The table for a given ISA (for tests comparing ISA variants); falls back to
+/// baseline when the CPU lacks the ISA.
+const VecF32Kernels& vec_f32_for(CpuIsa isa);
+
+}  // namespace skiff::cpu

@@ -1,0 +1,287 @@
+// oneDNN kernels for conv2d (with fused bias), conv2d_backward_input and conv2d_backward_weight,
+// float32 on the CPU device, priority 10 over the reference "cpu" kernels.
+// Algorithm: oneDNN convolution primitives (direct JIT, depthwise JIT or gemm, oneDNN's choice)
+// created with format_tag::any, so each primitive picks its preferred (usually channel-blocked)
+// layouts. Skiff tensors are NCHW / OIHW (goihw for groups); a tensor is reordered into the
+// primitive's layout only when the two differ, into thread-local workspace buffers that are reused
+// across calls. Primitives and their reorders are cached, keyed by (kind, shapes, strides, padding,
+// dilation, groups), under a mutex; execution uses user-mode scratchpads, so one cached primitive
+// may run on several threads at once.
+// Falls back to the reference kernel for shapes oneDNN rejects (e.g. a window that stops short of
+// the right edge, which would need negative right padding) and for empty tensors.
+// Reference: the "cpu" kernels (framework/backends/cpu/kernels/nn/conv.cpp); tested to agree to
+// 1e-4 relative in tests/framework/ops/nn/conv_test.cpp (OnednnMatchesReference cases).
+#include <dnnl.hpp>
+
+#include <array>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+#include "framework/core/threading.h"
+#include "framework/ops/nn/conv_params.h"
+
+namespace skiff::onednn {
+namespace {
+
+using nn_detail::Conv2dParams;
+using tag = dnnl::memory::format_tag;
+using dt = dnnl::memory::data_type;
+
+enum class ConvKind : int64_t { Forward, ForwardBias, BackwardData, BackwardWeights };
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+// ---- workspace: grow-only, 64-byte aligned, one set per thread ---------------------------
+
+struct AlignedFree {
+  void operator()(void* p) const { std::free(p); }
+};
+
+class Workspace {
+ public:
+  void* get(size_t slot, size_t bytes) {
+    Buffer& b = buffers_[slot];
+    if (b.size < bytes) {
+      size_t rounded = (bytes + 63) / 64 * 64;
+      b.data.reset(std::aligned_alloc(64, rounded));
+      SKIFF_CHECK_T(DeviceError, b.data != nullptr, "conv2d (onednn): out of memory allocating {} bytes", rounded);
+      b.size = rounded;
+    }
+    return b.data.get();
+  }
+
+ private:
+  struct Buffer {
+    std::unique_ptr<void, AlignedFree> data;
+    size_t size = 0;
+  };
+  std::array<Buffer, 5> buffers_;
+};
+
+Workspace& thread_workspace() {
+  thread_local Workspace ws;
+  return ws;
+}
+
+// ---- plans ---------------------------------------------------------------------------------
+
+/// One tensor argument of a primitive: its layout in skiff (user) and in the primitive, and the
+/// reorder between them when they differ (user -> primitive for inputs, the reverse for outputs).
+struct Slot {
+  int arg = 0;
+  dnnl::memory::desc user;
+  dnnl::memory::desc prim;
+  std::optional<dnnl::reorder> reorder;
+  dnnl::memory::desc reorder_scratch;
+};
+
+struct ConvPlan {
+  dnnl::primitive prim;
+  dnnl::memory::desc scratch;
+  dnnl::memory::desc bias;
+  std::array<Slot, 3> slots;  // activation in/out "src", "weights", activation "dst"
+  int output_slot = 0;        // which of the three the primitive writes
+};
+
+using ConvKey = std::array<int64_t, 18>;
+
+ConvKey make_key(ConvKind kind, const Conv2dParams& p) {
+  return {int64_t(kind), p.n, p.c, p.h, p.w, p.o, p.kh, p.kw, p.oh, p.ow, p.sh, p.sw, p.ph, p.pw, p.dh, p.dw,
+          p.groups, 0};
+}
+
+dnnl::primitive_attr user_scratchpad_attr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+void finish_slot(Slot& s, bool is_input) {
+  if (s.user == s.prim) return;
+  dnnl::primitive_attr attr = user_scratchpad_attr();
+  dnnl::engine& eng = cpu_engine();
+  auto pd = is_input ? dnnl::reorder::primitive_desc(eng, s.user, eng, s.prim, attr)
+                     : dnnl::reorder::primitive_desc(eng, s.prim, eng, s.user, attr);
+  s.reorder = dnnl::reorder(pd);
+  s.reorder_scratch = pd.scratchpad_desc();
+}
+
+/// Builds the primitive for one convolution; nullopt when oneDNN has no implementation.
+std::optional<ConvPlan> build_plan(ConvKind kind, const Conv2dParams& p) {
+  using dims = dnnl::memory::dims;
+  const dims src_dims{p.n, p.c, p.h, p.w}, dst_dims{p.n, p.o, p.oh, p.ow};
+  const bool grouped = p.groups > 1;
+  const dims wei_dims = grouped ? dims{p.groups, p.o / p.groups, p.c / p.groups, p.kh, p.kw}
+                                : dims{p.o, p.c, p.kh, p.kw};
+  const dims strides{p.sh, p.sw}, dilates{p.dh - 1, p.dw - 1}, pad_l{p.ph, p.pw};
+  // oneDNN wants the right padding that makes its own output-size formula give (oh, ow).
+  const dims pad_r{(p.oh - 1) * p.sh + (p.kh - 1) * p.dh + 1 - p.h - p.ph,
+                   (p.ow - 1) * p.sw + (p.kw - 1) * p.dw + 1 - p.w - p.pw};
+  if (pad_r[0] < 0 || pad_r[1] < 0) return std::nullopt;
+
+  const dnnl::memory::desc src_any(src_dims, dt::f32, tag::any), dst_any(dst_dims, dt::f32, tag::any),
+      wei_any(wei_dims, dt::f32, tag::any), bias_md({p.o}, dt::f32, tag::a);
+  const bool with_bias = kind == ConvKind::ForwardBias;
+  const auto algo = dnnl::algorithm::convolution_direct;
+  dnnl::engine& eng = cpu_engine();
+  dnnl::primitive_attr attr = user_scratchpad_attr();
+
+  // forward_training even for inference: for NCHW tensors it selects the channel-blocked (nChw16c)
+  // kernels, whose reorders from/to NCHW are several times cheaper than those of the NHWC kernels
+  // that forward_inference selects (measured on AVX-512; see bench/conv2d_timing.cpp).
+  const auto prop = dnnl::prop_kind::forward_training;
+  auto fwd_desc = with_bias ? dnnl::convolution_forward::desc(prop, algo, src_any, wei_any, bias_md, dst_any, strides,
+                                                              dilates, pad_l, pad_r)
+                            : dnnl::convolution_forward::desc(prop, algo, src_any, wei_any, dst_any, strides, dilates,
+                                                              pad_l, pad_r);
+  dnnl::convolution_forward::primitive_desc fwd_pd(fwd_desc, attr, eng, /*allow_empty=*/true);
+  if (!fwd_pd) return std::nullopt;
+
+  ConvPlan plan;
+  plan.bias = bias_md;
+  plan.slots[0].user = dnnl::memory::desc(src_dims, dt::f32, tag::nchw);
+  plan.slots[1].user = dnnl::memory::desc(wei_dims, dt::f32, grouped ? tag::goihw : tag::oihw);
+  plan.slots[2].user = dnnl::memory::desc(dst_dims, dt::f32, tag::nchw);
+  if (kind == ConvKind::Forward || kind == ConvKind::ForwardBias) {
+    plan.slots[0].arg = DNNL_ARG_SRC, plan.slots[0].prim = fwd_pd.src_desc();
+    plan.slots[1].arg = DNNL_ARG_WEIGHTS, plan.slots[1].prim = fwd_pd.weights_desc();
+    plan.slots[2].arg = DNNL_ARG_DST, plan.slots[2].prim = fwd_pd.dst_desc();
+    plan.output_slot = 2;
+    plan.prim = dnnl::convolution_forward(fwd_pd);
+    plan.scratch = fwd_pd.scratchpad_desc();
+  } else if (kind == ConvKind::BackwardData) {
+    dnnl::convolution_backward_data::desc d(algo, src_any, wei_any, dst_any, strides, dilates, pad_l, pad_r);
+    dnnl::convolution_backward_data::primitive_desc pd(d, attr, eng, fwd_pd, /*allow_empty=*/true);
+    if (!pd) return std::nullopt;
+    plan.slots[0].arg = DNNL_ARG_DIFF_SRC, plan.slots[0].prim = pd.diff_src_desc();
+    plan.slots[1].arg = DNNL_ARG_WEIGHTS, plan.slots[1].prim = pd.weights_desc();
+    plan.slots[2].arg = DNNL_ARG_DIFF_DST, plan.slots[2].prim = pd.diff_dst_desc();
+    plan.output_slot = 0;
+    plan.prim = dnnl::convolution_backward_data(pd);
+    plan.scratch = pd.scratchpad_desc();
+  } else {
+    dnnl::convolution_backward_weights::desc d(algo, src_any, wei_any, dst_any, strides, dilates, pad_l, pad_r);
+    dnnl::convolution_backward_weights::primitive_desc pd(d, attr, eng, fwd_pd, /*allow_empty=*/true);
+    if (!pd) return std::nullopt;
+    plan.slots[0].arg = DNNL_ARG_SRC, plan.slots[0].prim = pd.src_desc();
+    plan.slots[1].arg = DNNL_ARG_DIFF_WEIGHTS, plan.slots[1].prim = pd.diff_weights_desc();
+    plan.slots[2].arg = DNNL_ARG_DIFF_DST, plan.slots[2].prim = pd.diff_dst_desc();
+    plan.output_slot = 1;
+    plan.prim = dnnl::convolution_backward_weights(pd);
+    plan.scratch = pd.scratchpad_desc();
+  }
+  for (int i = 0; i < 3; ++i) finish_slot(plan.slots[size_t(i)], i != plan.output_slot);
+  return plan;
+}
+
+/// Cached plan for (kind, geometry); null when oneDNN cannot run it.
+std::shared_ptr<const ConvPlan> get_plan(ConvKind kind, const Conv2dParams& p) {
+  static std::mutex mu;
+  static std::map<ConvKey, std::shared_ptr<const ConvPlan>> cache;
+  constexpr size_t kMaxPlans = 512;
+  const ConvKey key = make_key(kind, p);
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  std::shared_ptr<const ConvPlan> plan;
+  try {
+    if (auto built = build_plan(kind, p)) plan = std::make_shared<const ConvPlan>(std::move(*built));
+  } catch (const dnnl::error&) {
+    plan = nullptr;  // unsupported configuration: the reference kernel takes it
+  }
+  if (cache.size() >= kMaxPlans) cache.clear();
+  cache.emplace(key, plan);
+  return plan;
+}
+
+void run_plan(const ConvPlan& plan, const std::array<void*, 3>& user_ptrs, const void* bias) {
+  num_threads();  // applies SKIFF_NUM_THREADS to the OpenMP pool oneDNN runs on
+  dnnl::engine& eng = cpu_engine();
+  thread_local dnnl::stream stream(cpu_engine());
+  Workspace& ws = thread_workspace();
+  std::array<dnnl::memory, 3> user_mem, prim_mem;
+  for (size_t i = 0; i < 3; ++i) {
+    const Slot& s = plan.slots[i];
+    user_mem[i] = dnnl::memory(s.user, eng, user_ptrs[i]);
+    prim_mem[i] = s.reorder ? dnnl::memory(s.prim, eng, ws.get(i, s.prim.get_size())) : user_mem[i];
+  }
+  auto run_reorder = [&](size_t i, bool to_prim) {
+    const Slot& s = plan.slots[i];
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_FROM, to_prim ? user_mem[i] : prim_mem[i]},
+                                               {DNNL_ARG_TO, to_prim ? prim_mem[i] : user_mem[i]}};
+    if (s.reorder_scratch.get_size() > 0)
+      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(s.reorder_scratch, eng, ws.get(4, s.reorder_scratch.get_size())));
+    s.reorder->execute(stream, args);
+  };
+  for (size_t i = 0; i < 3; ++i)
+    if (int(i) != plan.output_slot && plan.slots[i].reorder) run_reorder(i, true);
+  std::unordered_map<int, dnnl::memory> args;
+  for (size_t i = 0; i < 3; ++i) args.emplace(plan.slots[i].arg, prim_mem[i]);
+  if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(plan.bias, eng, const_cast<void*>(bias)));
+  if (plan.scratch.get_size() > 0)
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(plan.scratch, eng, ws.get(3, plan.scratch.get_size())));
+  plan.prim.execute(stream, args);
+  if (plan.slots[size_t(plan.output_slot)].reorder) run_reorder(size_t(plan.output_slot), false);
+  stream.wait();
+}
+
+Tensor contiguous_input(const Tensor& t) { return t.is_contiguous() ? t : detail::contiguous_copy(t); }
+
+void run_reference(const char* op, const KernelContext& c) {
+  for (const KernelEntry& k : kernels_for(op))
+    if (k.backend == "cpu") return k.fn(c);
+  SKIFF_THROW(NotImplementedError, "{}: no reference cpu kernel registered", op);
+}
+
+/// Runs `kind` on oneDNN when it can, else the reference kernel. ptrs: {src, weights, dst} (user layout).
+bool try_run(ConvKind kind, const Conv2dParams& p, const std::array<void*, 3>& ptrs, const void* bias) {
+  if (p.n == 0 || p.c == 0 || p.o == 0) return false;
+  std::shared_ptr<const ConvPlan> plan = get_plan(kind, p);
+  if (!plan) return false;
+  try {
+    run_plan(*plan, ptrs, bias);
+  } catch (const dnnl::error& e) {
+    SKIFF_THROW(DeviceError, "conv2d (onednn): execution failed: {} (status {})", e.what(), int(e.status));
+  }
+  return true;
+}
+
+void conv2d_onednn(const KernelContext& c) {
+  Tensor x = contiguous_input(c.inputs[0]), w = contiguous_input(c.inputs[1]);
+  Tensor b = c.inputs.size() > 2 ? contiguous_input(c.inputs[2]) : Tensor();
+  Conv2dParams p = Conv2dParams::from(x.shape(), w.shape(), c.attrs);
+  ConvKind kind = b.defined() ? ConvKind::ForwardBias : ConvKind::Forward;
+  if (!try_run(kind, p, {x.data_ptr(), w.data_ptr(), c.outputs[0].data_ptr()}, b.defined() ? b.data_ptr() : nullptr))
+    run_reference("conv2d", c);
+}
+
+void conv2d_backward_input_onednn(const KernelContext& c) {
+  Tensor gy = contiguous_input(c.inputs[0]), w = contiguous_input(c.inputs[1]);
+  Conv2dParams p = Conv2dParams::from(Shape(c.attrs.get_ints("input_size")), w.shape(), c.attrs);
+  if (!try_run(ConvKind::BackwardData, p, {c.outputs[0].data_ptr(), w.data_ptr(), gy.data_ptr()}, nullptr))
+    run_reference("conv2d_backward_input", c);
+}
+
+void conv2d_backward_weight_onednn(const KernelContext& c) {
+  Tensor gy = contiguous_input(c.inputs[0]), x = contiguous_input(c.inputs[1]);
+  Conv2dParams p = Conv2dParams::from(x.shape(), Shape(c.attrs.get_ints("weight_size")), c.attrs);
+  if (!try_run(ConvKind::BackwardWeights, p, {x.data_ptr(), c.outputs[0].data_ptr(), gy.data_ptr()}, nullptr))
+    run_reference("conv2d_backward_weight", c);
+}
+
+}  // namespace
+
+SKIFF_REGISTER_KERNEL(conv2d, CPU, "onednn", dtype_bit(DType::Float32), 10, conv2d_onednn);
+SKIFF_REGISTER_KERNEL(conv2d_backward_input, CPU, "onednn", dtype_bit(DType::Float32), 10,
+                      conv2d_backward_input_onednn);
+SKIFF_REGISTER_KERNEL(conv2d_backward_weight, CPU, "onednn", dtype_bit(DType::Float32), 10,
+                      conv2d_backward_weight_onednn);
+
+}  // namespace skiff::onednn

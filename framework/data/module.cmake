@@ -1,0 +1,1 @@
+# skiff_data: see framework/data/. (Module being written.)

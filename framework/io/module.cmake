@@ -1,0 +1,1 @@
+# skiff_io: see framework/io/. (Module being written.)

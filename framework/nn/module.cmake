@@ -1,0 +1,1 @@
+# skiff_nn: see framework/nn/. (Module being written.)

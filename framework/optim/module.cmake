@@ -1,0 +1,1 @@
+# skiff_optim: see framework/optim/. (Module being written.)

@@ -1,0 +1,64 @@
+#include "framework/backends/cpu/vec/vec_f32.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace skiff::cpu {
+
+class VecF32Test : public ::testing::TestWithParam<CpuIsa> {};
+
+TEST_P(VecF32Test, ExpWithinThreeUlpOfDoubleReference) {
+  const VecF32Kernels& k = vec_f32_for(GetParam());
+  std::vector<float> x;
+  for (float v = -87.0f; v < 88.5f; v += 0.0137f) x.push_back(v);
+  std::vector<float> y(x.size());
+  k.exp(x.data(), y.data(), int64_t(x.size()));
+  for (size_t i = 0; i < x.size(); ++i) {
+    double ref = std::exp(double(x[i]));
+    EXPECT_NEAR(y[i], ref, 3.6e-7 * ref) << k.isa << " x=" << x[i];
+  }
+}
+
+TEST_P(VecF32Test, ExpSpecialValues) {
+  const VecF32Kernels& k = vec_f32_for(GetParam());
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x{0.0f, -inf, inf, std::nanf(""), 100.0f, -100.0f}, y(6);
+  k.exp(x.data(), y.data(), 6);
+  EXPECT_EQ(y[0], 1.0f);
+  EXPECT_EQ(y[1], 0.0f);
+  EXPECT_EQ(y[2], inf);
+  EXPECT_TRUE(std::isnan(y[3]));
+  EXPECT_EQ(y[4], inf);
+  EXPECT_EQ(y[5], 0.0f);
+}
+
+TEST_P(VecF32Test, ArithmeticSigmoidReluMatchScalar) {
+  const VecF32Kernels& k = vec_f32_for(GetParam());
+  const int n = 37;  // not a multiple of any vector width: exercises the tails
+  std::vector<float> a(n), b(n), o(n);
+  for (int i = 0; i < n; ++i) a[i] = float(i) * 0.5f - 9.0f, b[i] = float(i % 5) + 1.0f;
+  k.add(a.data(), b.data(), o.data(), n);
+  for (int i = 0; i < n; ++i) EXPECT_EQ(o[i], a[i] + b[i]);
+  k.div(a.data(), b.data(), o.data(), n);
+  for (int i = 0; i < n; ++i) EXPECT_EQ(o[i], a[i] / b[i]);
+  k.relu(a.data(), o.data(), n);
+  for (int i = 0; i < n; ++i) EXPECT_EQ(o[i], a[i] > 0 ? a[i] : 0.0f);
+  k.sigmoid(a.data(), o.data(), n);
+  for (int i = 0; i < n; ++i) EXPECT_NEAR(o[i], 1.0 / (1.0 + std::exp(-double(a[i]))), 2e-7);
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, VecF32Test, ::testing::Values(CpuIsa::Baseline, CpuIsa::Avx2, CpuIsa::Avx512),
+                         [](const auto& info) { return std::string(isa_name(info.param)).substr(0, 4) == "base"
+                                                           ? std::string("baseline")
+                                                           : info.param == CpuIsa::Avx2 ? std::string("avx2")
+                                                                                        : std::string("avx512"); });
+
+TEST(VecF32DispatchTest, ActiveTableMatchesDetectedIsa) {
+  const char* expected = active_isa() == CpuIsa::Avx512 ? "avx512" : active_isa() == CpuIsa::Avx2 ? "avx2" : "baseline";
+  EXPECT_STREQ(vec_f32().isa, expected);
+}
+
+}  // namespace skiff::cpu
