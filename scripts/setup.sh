@@ -13,6 +13,7 @@ PACKAGES=(
   libeigen3-dev libdnnl-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev
   libcurl4-openssl-dev libarchive-dev libssl-dev libcpp-httplib-dev
+  libopencv-dev python3-sklearn zlib1g-dev
 )
 
 missing=()

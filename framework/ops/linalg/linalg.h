@@ -30,7 +30,8 @@ namespace skiff {
 ///  - otherwise the last two dims are the matrices and the leading dims broadcast:
 ///    [B, 1, M, K] x [H, K, N] -> [B, H, M, N].
 /// Transposed or otherwise strided inputs are read in place when the layout allows.
-/// \throws ShapeError if the inner dims differ or batch dims do not broadcast.
+/// \throws ShapeError if the inner dims differ, batch dims do not broadcast, or an input is 0-d;
+///         NotImplementedError for complex or bool inputs.
 Tensor matmul(const Tensor& a, const Tensor& b);
 
 /// Batched product of two 3-D tensors: [B, M, K] x [B, K, N] -> [B, M, N] (no broadcasting).
@@ -55,10 +56,11 @@ Tensor outer(const Tensor& a, const Tensor& b);
 /// Subscripts are letters a-z/A-Z; without "->" the output is the letters used exactly
 /// once, in alphabetical order (NumPy's implicit mode). A letter repeated within one
 /// operand takes its diagonal. Two-operand contractions run as one batched matmul.
-/// \throws ValueError for a malformed equation (wrong number of subscripts, an output
-///         letter absent from the inputs or repeated), ShapeError when the sizes of one
-///         letter disagree, NotImplementedError (naming the equation) for "...",
-///         more than two operands, or an output letter repeated.
+/// \throws ValueError for a malformed equation (a subscript count that differs from the number
+///         of operands, a non-letter, an output letter absent from the inputs or repeated),
+///         ShapeError when an operand's dim count differs from its subscripts or the sizes of
+///         one letter disagree, NotImplementedError (naming the equation) for "..." or more
+///         than two operands.
 Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
 
 /// Solves A X = B for X. A [..., n, n]; B [..., n, k] or a vector B [..., n] (when B is 1-D,
@@ -83,7 +85,7 @@ Tensor cholesky(const Tensor& a);
 
 /// Determinant of every matrix of A [..., n, n] -> [...] (float32/float64), via LU with
 /// partial pivoting; singular matrices give 0. Differentiable where A is invertible:
-/// d det = det * A^-T.
+/// d det = det * A^-T (the backward throws ValueError for a singular A).
 /// \throws ShapeError for non-square input.
 Tensor det(const Tensor& a);
 

@@ -50,8 +50,10 @@ Tensor interpolate(const Tensor& x, const InterpolateOptions& options);
 /// without repeating the edge element (pads must be < that dim's size);
 /// "replicate" repeats the edge element (the dim must be non-empty). Reflect and
 /// replicate need non-negative pads.
+/// Any dtype; gradients flow for float inputs.
 /// \throws ValueError for an odd or too long pads list, an unknown mode, or pads
-/// the mode cannot satisfy; TypeError for bool or complex x with reflect/replicate.
+/// the mode cannot satisfy (negative reflect/replicate pads, reflect pads >= the
+/// dim size, replicate padding of an empty dim, crops larger than the dim).
 Tensor pad(const Tensor& x, const std::vector<int64_t>& pads, const std::string& mode = "constant",
            double value = 0.0);
 

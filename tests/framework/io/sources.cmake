@@ -1,1 +1,4 @@
 # Tests of skiff_io.
+skiff_add_test(skiff_io_test
+  SOURCES framework/io/safetensors_test.cpp framework/io/checkpoint_test.cpp
+  DEPS skiff_framework skiff_io)

@@ -1,5 +1,6 @@
 // CPU reference kernel of the batched, broadcasting matmul primitive.
-//  - float32/float64: Eigen GEMM on Eigen::Map views of the operands. Row-major and
+//  - float32/float64: Eigen GEMM on Eigen::Map views of the operands, compiled for
+//    baseline/AVX2/AVX-512 and picked at run time (eigen_gemm.h). Row-major and
 //    transposed (column-major) operands are mapped in place; other layouts are copied
 //    to contiguous first (gemm_layout.h). Eigen parallelizes one large GEMM with OpenMP.
 //  - float16/bfloat16: converted to float32, multiplied as above, rounded once at the end.
@@ -9,47 +10,40 @@
 // output matrix is computed by one code path, so batching does not change results.
 // Tested against naive double loops in tests/framework/ops/linalg/matmul_test.cpp
 // (float32 at 1e-5 relative, float64 at 1e-12, integers exact).
-#include <Eigen/Core>
 #include <cstring>
 
-#include "framework/backends/cpu/kernels/linalg/gemm_layout.h"
+#include "framework/backends/cpu/kernels/linalg/eigen_gemm.h"
 #include "framework/backends/cpu/loops.h"
+#include "framework/core/cpu_features.h"
 
 namespace skiff::cpu {
 namespace {
 
-using gemm::MatrixLayout;
-
+// The Eigen GEMM variant for this CPU (eigen_gemm.h).
 template <typename T>
-using RowMajorMap = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0,
-                               Eigen::OuterStride<>>;
-template <typename T>
-using ColMajorMap = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>, 0,
-                               Eigen::OuterStride<>>;
-
-// c[m, n] (contiguous) = a[m, k] x b[k, n] with a and b in BLAS layouts.
-template <typename T>
-void eigen_gemm(const T* a, MatrixLayout la, const T* b, MatrixLayout lb, T* c, int64_t m, int64_t n, int64_t k) {
-  Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> cm(c, m, n);
-  auto with_b = [&](const auto& am) {
-    if (lb.transposed) cm.noalias() = am * ColMajorMap<T>(b, k, n, Eigen::OuterStride<>(lb.ld));
-    else cm.noalias() = am * RowMajorMap<T>(b, k, n, Eigen::OuterStride<>(lb.ld));
-  };
-  if (la.transposed) with_b(ColMajorMap<T>(a, m, k, Eigen::OuterStride<>(la.ld)));
-  else with_b(RowMajorMap<T>(a, m, k, Eigen::OuterStride<>(la.ld)));
+gemm::EigenGemmFn<T> pick_eigen_gemm() {
+  const CpuIsa isa = active_isa();
+  if constexpr (std::is_same_v<T, float>)
+    return isa == CpuIsa::Avx512 ? gemm::eigen_gemm_f32_avx512
+           : isa == CpuIsa::Avx2 ? gemm::eigen_gemm_f32_avx2
+                                 : gemm::eigen_gemm_f32_baseline;
+  else
+    return isa == CpuIsa::Avx512 ? gemm::eigen_gemm_f64_avx512
+           : isa == CpuIsa::Avx2 ? gemm::eigen_gemm_f64_avx2
+                                 : gemm::eigen_gemm_f64_baseline;
 }
 
 template <typename T>
 void matmul_float(const Tensor& a_in, const Tensor& b_in, const Tensor& out) {
   Tensor a = gemm::blas_ready(a_in), b = gemm::blas_ready(b_in);
-  const MatrixLayout la = *gemm::blas_layout(a), lb = *gemm::blas_layout(b);
+  const gemm::MatrixLayout la = *gemm::blas_layout(a), lb = *gemm::blas_layout(b);
   gemm::BatchPlan p = gemm::plan_batches(a, b, out);
   const T* pa = a.data<T>();
   const T* pb = b.data<T>();
   T* pc = out.data<T>();
+  const gemm::EigenGemmFn<T> eigen_gemm = pick_eigen_gemm<T>();
   gemm::for_each_matrix(p, [&](int64_t i) {
-    eigen_gemm<T>(pa + p.a_offsets[size_t(i)], la, pb + p.b_offsets[size_t(i)], lb, pc + i * p.m * p.n, p.m, p.n,
-                  p.k);
+    eigen_gemm(pa + p.a_offsets[size_t(i)], la, pb + p.b_offsets[size_t(i)], lb, pc + i * p.m * p.n, p.m, p.n, p.k);
   });
 }
 

@@ -1,0 +1,44 @@
+#include "framework/data/dataset.h"
+
+#include "framework/core/error.h"
+#include "framework/ops/ops.h"
+
+namespace skiff::data {
+
+namespace {
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+uint64_t sample_seed(uint64_t seed, int64_t epoch, int64_t index) {
+  return splitmix64(splitmix64(splitmix64(seed) ^ uint64_t(epoch)) ^ uint64_t(index));
+}
+
+TensorDataset::TensorDataset(Example tensors) : tensors_(std::move(tensors)) {
+  SKIFF_CHECK(!tensors_.empty(), "TensorDataset: no tensors given");
+  bool first = true;
+  for (const auto& [name, t] : tensors_) {
+    SKIFF_CHECK_SHAPE(t.dim() >= 1, "TensorDataset: tensor '{}' is 0-dimensional", name);
+    if (first) n_ = t.size(0), first = false;
+    SKIFF_CHECK_SHAPE(t.size(0) == n_, "TensorDataset: tensor '{}' has {} samples, expected {} (shape {})", name,
+                      t.size(0), n_, t.shape());
+  }
+}
+
+Example TensorDataset::get(int64_t index) const {
+  SKIFF_CHECK_INDEX(index >= 0 && index < n_, "TensorDataset: index {} out of range [0, {})", index, n_);
+  Example out;
+  for (const auto& [name, t] : tensors_) out.emplace(name, select(t, 0, index));
+  return out;
+}
+
+Example MapDataset::get(int64_t index) const {
+  Generator gen(sample_seed(0, 0, index));
+  return get(index, gen);
+}
+
+}  // namespace skiff::data
