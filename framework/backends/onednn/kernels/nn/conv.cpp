@@ -12,6 +12,7 @@
 // Reference: the "cpu" kernels (framework/backends/cpu/kernels/nn/conv.cpp); tested to agree to
 // 1e-4 relative in tests/framework/ops/nn/conv_test.cpp (OnednnMatchesReference cases).
 #include <dnnl.hpp>
+#include <omp.h>
 
 #include <array>
 #include <cstdlib>
@@ -92,9 +93,12 @@ struct ConvPlan {
 
 using ConvKey = std::array<int64_t, 18>;
 
+// The thread count is part of the key: oneDNN fixes a primitive's work split for
+// the OpenMP team size it was created with, so a primitive made on 1 thread would
+// keep running on 1 thread after set_num_threads(2).
 ConvKey make_key(ConvKind kind, const Conv2dParams& p) {
   return {int64_t(kind), p.n, p.c, p.h, p.w, p.o, p.kh, p.kw, p.oh, p.ow, p.sh, p.sw, p.ph, p.pw, p.dh, p.dw,
-          p.groups, 0};
+          p.groups, int64_t(omp_get_max_threads())};
 }
 
 dnnl::primitive_attr user_scratchpad_attr() {
