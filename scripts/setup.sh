@@ -14,6 +14,12 @@ PACKAGES=(
   libgtest-dev libgmock-dev
   libcurl4-openssl-dev libarchive-dev libssl-dev libcpp-httplib-dev
   libopencv-dev python3-sklearn zlib1g-dev
+  # Debian's oneDNN CMake config looks for OpenCL (its GPU runtime): without
+  # these headers find_package(dnnl) fails on a fresh machine.
+  ocl-icd-opencl-dev
+  # ONNX import/export (protobuf messages and the checker), polygon offsetting
+  # for the OCR detector, a CJK font for rendering OCR results and samples.
+  libonnx-dev libprotobuf-dev protobuf-compiler libpolyclipping-dev fonts-noto-cjk
 )
 
 missing=()

@@ -25,13 +25,15 @@ int main(int argc, char** argv) {
   skiff::app::add_info_command(app);
   skiff::app::add_bench_command(app);
   skiff::app::add_zoo_command(app);
+  skiff::app::add_graph_command(app);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const skiff::Error& e) {
-    std::fprintf(stderr, "skiff: %s: %s\n", e.kind(), verbose ? e.full_message().c_str() : e.what());
+    // Context lines ("while running node ...") say where the error happened: always print them.
+    std::fprintf(stderr, "skiff: %s: %s\n", e.kind(), e.full_message().c_str());
     if (verbose)
       std::fprintf(stderr, "  raised at %s:%u\n", e.location().file_name(), unsigned(e.location().line()));
     return e.exit_code();

@@ -1,0 +1,67 @@
+#pragma once
+/// \file op_registry.h
+/// The runnable graph ops: one function per ONNX op type, written with skiff's
+/// functional ops. Because every skiff op is differentiable, the same functions
+/// run an imported graph for inference (under NoGradGuard) and for training
+/// (GraphModule), and constant folding runs them at optimisation time.
+
+#include <string>
+#include <vector>
+
+#include "framework/graph/ir.h"
+
+namespace skiff::graph {
+
+/// What an op implementation sees: its node (attributes), its inputs (an
+/// undefined Tensor for an omitted optional input) and the model's opset.
+struct OpContext {
+  const Node& node;
+  const std::vector<Tensor>& inputs;
+  int64_t opset;
+
+  size_t num_inputs() const { return inputs.size(); }
+  bool has(size_t i) const { return i < inputs.size() && inputs[i].defined(); }
+  /// \throws ValueError naming the node when input i is missing.
+  const Tensor& input(size_t i) const;
+  /// An integer tensor input (shape, axes, pads) as a vector.
+  std::vector<int64_t> ints(size_t i) const;
+  /// A scalar input as a double.
+  double scalar(size_t i) const;
+};
+
+using GraphOpFn = std::vector<Tensor> (*)(const OpContext&);
+
+struct GraphOp {
+  std::string op_type;
+  GraphOpFn run = nullptr;
+  /// False for ops whose result must not be computed ahead of time (random ops).
+  bool foldable = true;
+};
+
+/// Registers (or replaces) the implementation of an op type.
+void register_graph_op(GraphOp op);
+/// The implementation of op_type, or nullptr.
+const GraphOp* find_graph_op(const std::string& op_type);
+/// The registered op type closest to op_type by edit distance ("" if none is close).
+std::string closest_graph_op(const std::string& op_type);
+/// Every registered op type, sorted.
+std::vector<std::string> graph_op_names();
+
+/// Runs a node through its registered implementation, adding the node to any
+/// error's context. Checks the number of outputs.
+std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& inputs, int64_t opset);
+
+namespace detail {
+struct GraphOpRegistrar {
+  GraphOpRegistrar(const char* type, GraphOpFn fn, bool foldable = true) { register_graph_op({type, fn, foldable}); }
+};
+}  // namespace detail
+
+}  // namespace skiff::graph
+
+#define SKIFF_GRAPH_OP_CONCAT_(a, b) a##b
+#define SKIFF_GRAPH_OP_CONCAT(a, b) SKIFF_GRAPH_OP_CONCAT_(a, b)
+/// SKIFF_REGISTER_GRAPH_OP("Relu", relu_op);
+#define SKIFF_REGISTER_GRAPH_OP(type, ...)                                                   \
+  static ::skiff::graph::detail::GraphOpRegistrar SKIFF_GRAPH_OP_CONCAT(graph_op_registrar_, \
+                                                                        __LINE__)(type, __VA_ARGS__)

@@ -1,0 +1,37 @@
+#pragma once
+/// \file passes.h
+/// Graph rewrites that keep a graph's outputs unchanged (within float
+/// rounding) and make it cheaper to run. Each returns how many nodes it
+/// changed or removed, so callers and tests can see it did something.
+
+#include <cstddef>
+
+#include "framework/graph/ir.h"
+
+namespace skiff::graph {
+
+/// Runs every node whose inputs are all constants (initializers) once, at
+/// optimisation time, and replaces it by initializers holding its outputs.
+/// Constant nodes become initializers too.
+size_t fold_constants(Graph& g);
+
+/// Removes nodes whose outputs reach no graph output, and unused initializers.
+size_t eliminate_dead_nodes(Graph& g);
+
+/// Removes Identity nodes and inference-mode Dropout by renaming their
+/// consumers' inputs (a graph output keeps its name).
+size_t remove_identities(Graph& g);
+
+/// Folds BatchNormalization (and a Mul/Add by a per-channel constant) that
+/// directly follows a Conv with constant weights into the conv's weights and
+/// bias, when the conv output has no other consumer.
+size_t fold_batch_norm_into_conv(Graph& g);
+
+struct OptimizeOptions {
+  int level = 2;  ///< 0: none; 1: folding and clean-up; 2: also conv folding
+};
+
+/// The default pipeline, run by the Predictor. Returns the number of rewrites.
+size_t optimize(Graph& g, const OptimizeOptions& options = {});
+
+}  // namespace skiff::graph
