@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Runs `skiff bench model` and ONNX Runtime (onnxruntime-node, CPU EP) on the
+# PP-OCR models, one case after the other on this machine, and prints
+# skiff/ORT median-latency ratios (< 1 means skiff is faster).
+#   bench/compare_models.sh [MODEL_DIR] [threads, default 1,2]
+#   MODEL_DIR (or env SKIFF_OCR_MODEL_DIR) holds ch_PP-OCRv4_det_infer.onnx,
+#   ch_PP-OCRv4_rec_infer.onnx and ch_ppocr_mobile_v2.0_cls_infer.onnx; env
+#   DET_MODEL / REC_MODEL / CLS_MODEL name the files one by one instead.
+#   env: SKIFF_BIN (default build/bin/skiff), WARMUP (3), ITERS (20),
+#        ORT_ONLY=1 to run only the ONNX Runtime half.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MODEL_DIR="${1:-${SKIFF_OCR_MODEL_DIR:-}}"
+THREADS="${2:-1,2}"
+SKIFF_BIN="${SKIFF_BIN:-build/bin/skiff}"
+WARMUP="${WARMUP:-3}"
+ITERS="${ITERS:-20}"
+ORT_ONLY="${ORT_ONLY:-0}"
+
+die() { echo "compare_models: error: $*" >&2; exit 2; }
+model() {  # model VAR FILE
+  local v="${!1:-}"
+  if [ -z "$v" ]; then
+    [ -n "$MODEL_DIR" ] || die "give the model folder: bench/compare_models.sh MODEL_DIR (or set SKIFF_OCR_MODEL_DIR, or $1)"
+    v="$MODEL_DIR/$2"
+  fi
+  [ -f "$v" ] || die "model file '$v' does not exist"
+  echo "$v"
+}
+DET="$(model DET_MODEL ch_PP-OCRv4_det_infer.onnx)"
+REC="$(model REC_MODEL ch_PP-OCRv4_rec_infer.onnx)"
+CLS="$(model CLS_MODEL ch_ppocr_mobile_v2.0_cls_infer.onnx)"
+[[ "$THREADS" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "threads must look like 1,2 (got '$THREADS')"
+if [ "$ORT_ONLY" != 1 ] && [ ! -x "$SKIFF_BIN" ]; then
+  die "$SKIFF_BIN not found (build skiff first, or set SKIFF_BIN, or ORT_ONLY=1 for the ONNX Runtime half)"
+fi
+tests/tools/ort/setup.sh
+
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+CASES=(
+  "det 960x960|$DET|x:1x3x960x960"
+  "det 640x640|$DET|x:1x3x640x640"
+  "rec 8x48x320|$REC|x:8x3x48x320"
+  "rec 1x48x320|$REC|x:1x3x48x320"
+  "cls 8x48x192|$CLS|x:8x3x48x192"
+)
+status=0
+for t in ${THREADS//,/ }; do
+  for c in "${CASES[@]}"; do
+    IFS='|' read -r name file input <<<"$c"
+    echo "compare_models: $name, $t thread(s)" >&2
+    if [ "$ORT_ONLY" != 1 ]; then
+      if ! s=$("$SKIFF_BIN" bench model "$file" --input "$input" --threads "$t" --warmup "$WARMUP" --iters "$ITERS" --json); then
+        echo "compare_models: skiff failed on $name ($t threads)" >&2; s='{}'; status=1
+      fi
+      printf '%s\t%s\t%s\n' "$name" "$t" "$(tail -n1 <<<"$s")" >> "$OUT/skiff.tsv"
+    fi
+    if ! o=$(node bench/ort/bench_model.mjs "$file" --input "$input" --threads "$t" --warmup "$WARMUP" --iters "$ITERS" --json); then
+      echo "compare_models: ORT failed on $name ($t threads)" >&2; o='{}'; status=1
+    fi
+    printf '%s\t%s\t%s\n' "$name" "$t" "$(tail -n1 <<<"$o")" >> "$OUT/ort.tsv"
+  done
+done
+touch "$OUT/skiff.tsv"
+node - "$OUT/skiff.tsv" "$OUT/ort.tsv" <<'JS'
+const fs = require('fs');
+const load = (p) => {
+  const m = new Map();
+  for (const line of fs.readFileSync(p, 'utf8').split('\n').filter(Boolean)) {
+    const [name, t, json] = line.split('\t');
+    let r = {};
+    try { r = JSON.parse(json); } catch { r = {}; }
+    m.set(`${name}\t${t}`, { name, t, r });
+  }
+  return m;
+};
+const s = load(process.argv[2]), o = load(process.argv[3]);
+const ms = (x) => (typeof x === 'number' ? x.toFixed(2) : '-');
+const mb = (x) => (typeof x === 'number' ? x.toFixed(1) : '-');
+const pad = (x, n) => String(x).padStart(n);
+console.log(`${'case'.padEnd(14)}${pad('thr', 4)}${pad('skiff ms', 11)}${pad('ORT ms', 11)}${pad('ratio', 8)}${pad('skiff p90', 11)}${pad('ORT p90', 11)}${pad('skiff MB', 10)}${pad('ORT MB', 9)}`);
+for (const [key, { name, t, r: b }] of o) {
+  const a = s.get(key)?.r ?? {};
+  const ratio = typeof a.median_ms === 'number' && typeof b.median_ms === 'number' ? (a.median_ms / b.median_ms).toFixed(2) : '-';
+  console.log(`${name.padEnd(14)}${pad(t, 4)}${pad(ms(a.median_ms), 11)}${pad(ms(b.median_ms), 11)}${pad(ratio, 8)}${pad(ms(a.p90_ms), 11)}${pad(ms(b.p90_ms), 11)}${pad(mb(a.peak_rss_mb), 10)}${pad(mb(b.peak_rss_mb), 9)}`);
+}
+JS
+exit $status
