@@ -24,6 +24,7 @@ struct ModelBenchOptions {
   int warmup = 3;
   int iters = 20;
   bool json = false;
+  bool profile = false;
 };
 
 /// "x:1x3x640x640" -> {"x", [1, 3, 640, 640]}.
@@ -56,6 +57,25 @@ double peak_rss_mb() {
   return double(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
+/// One more run with per-step timing: time by op type, then the slowest nodes.
+void print_profile(const engine::Predictor& predictor, const std::unordered_map<std::string, Tensor>& feeds) {
+  std::vector<Tensor> ordered;
+  for (const auto& in : predictor.inputs()) ordered.push_back(feeds.at(in.name));
+  engine::RunProfile profile;
+  predictor.run(ordered, &profile);
+  double total = 0;
+  for (const auto& [op, e] : profile.by_op) total += e.ms;
+  std::vector<std::pair<std::string, engine::RunProfile::Entry>> ops(profile.by_op.begin(), profile.by_op.end());
+  std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
+  fmt::print(stderr, "{:<24}{:>8}{:>12}{:>8}\n", "op", "calls", "ms", "%");
+  for (const auto& [op, e] : ops)
+    fmt::print(stderr, "{:<24}{:>8}{:>12.3f}{:>7.1f}%\n", op, e.calls, e.ms, total > 0 ? 100 * e.ms / total : 0);
+  std::sort(profile.nodes.rbegin(), profile.nodes.rend());
+  fmt::print(stderr, "slowest nodes\n");
+  for (size_t i = 0; i < std::min<size_t>(10, profile.nodes.size()); ++i)
+    fmt::print(stderr, "  {:9.3f} ms  {}\n", profile.nodes[i].first, profile.nodes[i].second);
+}
+
 void run_model_bench(const ModelBenchOptions& o) {
   if (o.threads > 0) set_num_threads(o.threads);
   std::string path = zoo::resolve_model_path(o.model).string();
@@ -77,6 +97,7 @@ void run_model_bench(const ModelBenchOptions& o) {
     ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
   }
   std::sort(ms.begin(), ms.end());
+  if (o.profile) print_profile(predictor, feeds);
   double median = ms[ms.size() / 2];
   double p90 = ms[std::min(ms.size() - 1, size_t(double(ms.size()) * 0.9))];
   if (o.json) {
@@ -99,6 +120,7 @@ void add_bench_model_command(CLI::App& bench) {
   model->add_option("--threads", opts->threads, "CPU threads (default: SKIFF_NUM_THREADS or all cores)");
   model->add_option("--warmup", opts->warmup, "Untimed runs first")->capture_default_str();
   model->add_option("--iters", opts->iters, "Timed runs")->capture_default_str()->check(CLI::PositiveNumber);
+  model->add_flag("--profile", opts->profile, "Also print time per op type and the slowest nodes (stderr)");
   model->add_flag("--json", opts->json, "One JSON object (for bench/compare_models.sh)");
   model->callback([opts] { run_model_bench(*opts); });
 }

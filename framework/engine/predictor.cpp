@@ -1,5 +1,7 @@
 #include "framework/engine/predictor.h"
 
+#include <chrono>
+
 #include "framework/graph/onnx_import.h"
 #include "framework/graph/passes.h"
 #include "framework/ops/op.h"
@@ -79,7 +81,9 @@ void Predictor::check_input(size_t i, const Tensor& t) const {
                       "{}: input '{}' must have shape {}, got {}", source_, info.name, declared(), t.shape());
 }
 
-std::vector<Tensor> Predictor::run(const std::vector<Tensor>& inputs) const {
+std::vector<Tensor> Predictor::run(const std::vector<Tensor>& inputs) const { return run(inputs, nullptr); }
+
+std::vector<Tensor> Predictor::run(const std::vector<Tensor>& inputs, RunProfile* profile) const {
   SKIFF_CHECK(inputs.size() == input_slots_.size(), "{}: the model takes {} inputs, got {}", source_,
               input_slots_.size(), inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) check_input(i, inputs[i]);
@@ -92,6 +96,7 @@ std::vector<Tensor> Predictor::run(const std::vector<Tensor>& inputs) const {
     args.clear();
     for (int s : step.inputs) args.push_back(s >= 0 ? slots[size_t(s)] : Tensor());
     std::vector<Tensor> outs;
+    auto t0 = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     try {
       outs = step.fn(graph::OpContext{*step.node, args, graph_.opset_version});
     } catch (Error& e) {
@@ -104,6 +109,13 @@ std::vector<Tensor> Predictor::run(const std::vector<Tensor>& inputs) const {
         slots[size_t(step.outputs[k])] = std::move(outs[k]);
       }
     for (int s : step.release) slots[size_t(s)] = Tensor();
+    if (profile) {
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      auto& e = profile->by_op[step.node->op_type];
+      e.ms += ms;
+      ++e.calls;
+      profile->nodes.emplace_back(ms, step.node->describe());
+    }
   }
   std::vector<Tensor> result;
   for (int s : output_slots_) result.push_back(slots[size_t(s)]);

@@ -15,6 +15,7 @@
 /// the dims the model declares dynamic (batch, height, width); shape-specific
 /// kernels (oneDNN primitives) are cached per shape by the backends.
 
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -24,6 +25,17 @@
 #include "framework/graph/op_registry.h"
 
 namespace skiff::engine {
+
+/// Time spent per op type during one run (`skiff bench model --profile`).
+struct RunProfile {
+  struct Entry {
+    double ms = 0;
+    int calls = 0;
+  };
+  std::map<std::string, Entry> by_op;
+  /// The slowest individual nodes: (ms, node description).
+  std::vector<std::pair<double, std::string>> nodes;
+};
 
 struct PredictorOptions {
   /// 0: run the graph as imported; 1: constant folding and clean-up; 2: also fusions.
@@ -46,6 +58,8 @@ class Predictor {
   /// Runs with inputs in the order of inputs(); returns outputs in the order of outputs().
   /// \throws ShapeError/TypeError naming the input when an input does not match its declaration.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
+  /// Same, timing every step into `profile` (adds to what it holds).
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, RunProfile* profile) const;
   /// Runs with named inputs; returns every graph output by name.
   std::unordered_map<std::string, Tensor> run(const std::unordered_map<std::string, Tensor>& inputs) const;
 

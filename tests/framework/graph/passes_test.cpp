@@ -1,0 +1,127 @@
+// Each optimisation pass on its own: it must rewrite what it targets and leave
+// the graph's outputs unchanged.
+#include <gtest/gtest.h>
+
+#include "framework/engine/predictor.h"
+#include "framework/graph/passes.h"
+#include "framework/core/rng.h"
+#include "framework/ops/ops.h"
+#include "tests/framework/graph/graph_builder.h"
+
+namespace skiff::graph {
+namespace {
+
+using testing::GraphBuilder;
+
+Tensor run_unoptimized(const Graph& g, const Tensor& x) { return engine::Predictor(g, {0}).run(std::vector<Tensor>{x})[0]; }
+
+double max_diff(const Tensor& a, const Tensor& b) { return amax(abs(sub(a, b))).item<double>(); }
+
+size_t count_ops(const Graph& g, const std::string& op) {
+  size_t n = 0;
+  for (const auto& node : g.nodes) n += node.op_type == op;
+  return n;
+}
+
+Graph conv_bn_graph(bool with_bias) {
+  Generator gen(11);
+  GraphBuilder b(13);
+  b.input("x", {-1, 3, -1, -1})
+      .init("w", randn({8, 3, 3, 3}, DType::Float32, &gen))
+      .init("gamma", rand({8}, DType::Float32, &gen, 0.5, 1.5))
+      .init("beta", randn({8}, DType::Float32, &gen))
+      .init("mean", randn({8}, DType::Float32, &gen))
+      .init("var", rand({8}, DType::Float32, &gen, 0.1, 2.0));
+  std::vector<std::string> conv_in{"x", "w"};
+  if (with_bias) {
+    b.init("b", randn({8}, DType::Float32, &gen));
+    conv_in.push_back("b");
+  }
+  return b.node("Conv", conv_in, {"c"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}})
+      .node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"bn"}, {{"epsilon", 1e-3f}})
+      .node("Relu", {"bn"}, {"y"})
+      .output("y")
+      .build();
+}
+
+TEST(GraphPasses, BatchNormFoldsIntoConvWithAndWithoutBias) {
+  Generator gen(2);
+  Tensor x = randn({2, 3, 9, 7}, DType::Float32, &gen);
+  for (bool bias : {false, true}) {
+    Graph g = conv_bn_graph(bias);
+    Tensor before = run_unoptimized(g, x);
+    EXPECT_EQ(fold_batch_norm_into_conv(g), 1u);
+    EXPECT_EQ(count_ops(g, "BatchNormalization"), 0u);
+    EXPECT_EQ(g.nodes.size(), 2u);
+    g.validate();
+    EXPECT_LT(max_diff(before, run_unoptimized(g, x)), 1e-4);
+  }
+}
+
+TEST(GraphPasses, BatchNormNotFoldedWhenConvOutputIsShared) {
+  Graph g = conv_bn_graph(true);
+  // A second reader of the conv output keeps the conv unchanged.
+  g.nodes.push_back(Node{"other", "Relu", "", {"c"}, {"z"}, {}});
+  g.outputs.push_back({"z", DType::Float32, false, {}});
+  EXPECT_EQ(fold_batch_norm_into_conv(g), 0u);
+}
+
+TEST(GraphPasses, ConstantFoldingRunsConstantSubgraphs) {
+  Graph g = GraphBuilder(13)
+                .input("x", {-1, 4})
+                .node("Constant", {}, {"two"}, {{"value", full({1}, 2.0)}})
+                .init("a", from_vector<float>({1, 2, 3, 4}))
+                .node("Mul", {"a", "two"}, {"a2"})
+                .node("Sqrt", {"a2"}, {"s"})
+                .node("Add", {"x", "s"}, {"y"})
+                .output("y")
+                .build();
+  Generator gen(5);
+  Tensor x = randn({3, 4}, DType::Float32, &gen);
+  Tensor before = run_unoptimized(g, x);
+  EXPECT_EQ(fold_constants(g), 3u);
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].op_type, "Add");
+  EXPECT_LT(max_diff(before, run_unoptimized(g, x)), 1e-6);
+}
+
+TEST(GraphPasses, DeadNodesAndUnusedInitializersAreRemoved) {
+  Graph g = GraphBuilder(13)
+                .input("x", {2})
+                .init("unused", zeros({100}))
+                .node("Relu", {"x"}, {"y"})
+                .node("Exp", {"x"}, {"dead"})
+                .node("Neg", {"dead"}, {"dead2"})
+                .output("y")
+                .build();
+  EXPECT_EQ(eliminate_dead_nodes(g), 2u);
+  EXPECT_EQ(g.nodes.size(), 1u);
+  EXPECT_FALSE(g.is_initializer("unused"));
+}
+
+TEST(GraphPasses, IdentitiesAreBypassedButOutputsKeepTheirNames) {
+  Graph g = GraphBuilder(13)
+                .input("x", {2})
+                .node("Identity", {"x"}, {"i1"})
+                .node("Relu", {"i1"}, {"r"})
+                .node("Dropout", {"r"}, {"y"})
+                .output("y")
+                .build();
+  Tensor x = from_vector<float>({-1, 2});
+  Tensor before = run_unoptimized(g, x);
+  EXPECT_EQ(remove_identities(g), 1u);  // the Dropout producing the graph output stays
+  EXPECT_EQ(g.nodes[0].inputs[0], "x");
+  EXPECT_EQ(max_diff(before, run_unoptimized(g, x)), 0.0);
+}
+
+TEST(GraphPasses, OptimizeLevelsAreOrdered) {
+  Graph g0 = conv_bn_graph(true), g1 = conv_bn_graph(true), g2 = conv_bn_graph(true);
+  EXPECT_EQ(optimize(g0, {0}), 0u);
+  optimize(g1, {1});
+  optimize(g2, {2});
+  EXPECT_EQ(count_ops(g1, "BatchNormalization"), 1u);
+  EXPECT_EQ(count_ops(g2, "BatchNormalization"), 0u);
+}
+
+}  // namespace
+}  // namespace skiff::graph
