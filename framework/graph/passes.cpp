@@ -2,6 +2,7 @@
 
 #include <unordered_set>
 
+#include "framework/graph/fusion.h"
 #include "framework/graph/op_registry.h"
 #include "framework/ops/ops.h"
 
@@ -155,7 +156,10 @@ size_t optimize(Graph& g, const OptimizeOptions& options) {
   if (options.level <= 0) return 0;
   size_t n = remove_identities(g);
   n += fold_constants(g);
-  if (options.level >= 2) n += fold_batch_norm_into_conv(g);
+  if (options.level >= 2) {
+    n += fold_batch_norm_into_conv(g);
+    n += fuse_all(g);
+  }
   n += eliminate_dead_nodes(g);
   g.validate();
   return n;

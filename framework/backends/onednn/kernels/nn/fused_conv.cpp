@@ -1,0 +1,396 @@
+// oneDNN kernels for the graph engine's fused ops (contract in framework/backends/onednn/fused_conv.h):
+// "skiff_fused_conv2d" = conv2d + bias + a chain of element-wise post-ops (relu, clip, hardswish,
+// linear, logistic, swish, sum with a residual), and "skiff_eltwise_chain" = the same chain on its
+// own. Float32 on the CPU device.
+// Algorithm: one oneDNN convolution primitive with primitive_attr post-ops, created like the plain
+// conv kernel (kernels/nn/conv.cpp: format_tag::any, forward_training so NCHW tensors get the
+// channel-blocked kernels, user-mode scratchpads, primitives cached per geometry + thread count).
+// Differences: the weights are reordered into the primitive's layout once and cached by weight
+// storage (weak reference + version), not on every call; a Sum residual is reordered into the
+// primitive's destination buffer before the convolution runs. The eltwise chain runs one oneDNN
+// eltwise primitive per step, the first out of place, the rest in place.
+// Reference: the composite definitions of the fused graph ops (framework/graph/ops/fused.cpp),
+// which tests/framework/graph/fusion_test.cpp compares against at 1e-5 relative.
+#include <dnnl.hpp>
+#include <omp.h>
+
+#include <array>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+#include "framework/backends/onednn/fused_conv.h"
+#include "framework/core/threading.h"
+#include "framework/ops/nn/conv_params.h"
+#include "framework/tensor/storage.h"
+
+namespace skiff::onednn {
+namespace {
+
+using nn_detail::Conv2dParams;
+using tag = dnnl::memory::format_tag;
+using dt = dnnl::memory::data_type;
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+struct AlignedFree {
+  void operator()(void* p) const { std::free(p); }
+};
+using AlignedBuffer = std::unique_ptr<void, AlignedFree>;
+
+AlignedBuffer aligned_buffer(size_t bytes) {
+  size_t rounded = (bytes + 63) / 64 * 64;
+  AlignedBuffer b(std::aligned_alloc(64, rounded == 0 ? 64 : rounded));
+  SKIFF_CHECK_T(DeviceError, b != nullptr, "fused conv2d (onednn): out of memory allocating {} bytes", rounded);
+  return b;
+}
+
+/// Grow-only per-thread buffers: 0 src, 1 dst, 2 conv scratchpad, 3 reorder scratchpad.
+class Workspace {
+ public:
+  void* get(size_t slot, size_t bytes) {
+    Buffer& b = buffers_[slot];
+    if (b.size < bytes) {
+      b.data = aligned_buffer(bytes);
+      b.size = bytes;
+    }
+    return b.data.get();
+  }
+
+ private:
+  struct Buffer {
+    AlignedBuffer data;
+    size_t size = 0;
+  };
+  std::array<Buffer, 4> buffers_;
+};
+
+Workspace& thread_workspace() {
+  thread_local Workspace ws;
+  return ws;
+}
+
+dnnl::stream& thread_stream() {
+  thread_local dnnl::stream stream(cpu_engine());
+  return stream;
+}
+
+dnnl::primitive_attr user_scratchpad_attr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+// ---- post-op chain ---------------------------------------------------------------------------
+
+struct Step {
+  PostOpKind kind;
+  float alpha, beta;
+};
+
+std::vector<Step> read_chain(const Attrs& a) {
+  std::vector<Step> chain;
+  if (!a.has("post_kinds")) return chain;
+  const auto& kinds = a.get_ints("post_kinds");
+  const auto& alpha = a.get_floats("post_alpha");
+  const auto& beta = a.get_floats("post_beta");
+  SKIFF_CHECK(alpha.size() == kinds.size() && beta.size() == kinds.size(),
+              "fused kernels: post_kinds/post_alpha/post_beta have {}/{}/{} values", kinds.size(), alpha.size(),
+              beta.size());
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    SKIFF_CHECK(kinds[i] >= 0 && kinds[i] <= int64_t(PostOpKind::Sum), "fused kernels: unknown post-op kind {}",
+                kinds[i]);
+    chain.push_back({PostOpKind(kinds[i]), float(alpha[i]), float(beta[i])});
+  }
+  return chain;
+}
+
+/// The oneDNN eltwise algorithm and its (alpha, beta) for a non-Sum step.
+std::tuple<dnnl::algorithm, float, float> eltwise_of(const Step& s) {
+  switch (s.kind) {
+    case PostOpKind::Relu: return {dnnl::algorithm::eltwise_relu, 0.f, 0.f};
+    case PostOpKind::Clip: return {dnnl::algorithm::eltwise_clip, s.alpha, s.beta};
+    case PostOpKind::HardSwish: return {dnnl::algorithm::eltwise_hardswish, 0.f, 0.f};
+    case PostOpKind::Linear: return {dnnl::algorithm::eltwise_linear, s.alpha, s.beta};
+    case PostOpKind::Logistic: return {dnnl::algorithm::eltwise_logistic, 0.f, 0.f};
+    case PostOpKind::Swish: return {dnnl::algorithm::eltwise_swish, s.alpha, 0.f};
+    case PostOpKind::Sum: break;
+  }
+  SKIFF_THROW(InternalError, "fused kernels: Sum is not an eltwise step (this is a bug)");
+}
+
+// ---- fused convolution plans -------------------------------------------------------------------
+
+struct FusedConvPlan {
+  dnnl::convolution_forward prim;
+  dnnl::memory::desc scratch, bias, src_user, src_prim, wei_user, wei_prim, dst_user, dst_prim;
+  std::optional<dnnl::reorder> src_reorder, dst_in_reorder, dst_out_reorder;
+  dnnl::memory::desc src_reorder_scratch, dst_in_scratch, dst_out_scratch;
+  bool with_sum = false;
+};
+
+/// Geometry, thread count, bias flag, then three numbers per chain step.
+using PlanKey = std::vector<double>;
+
+PlanKey make_key(const Conv2dParams& p, bool with_bias, const std::vector<Step>& chain) {
+  PlanKey k{double(p.n), double(p.c), double(p.h), double(p.w), double(p.o), double(p.kh), double(p.kw),
+            double(p.oh), double(p.ow), double(p.sh), double(p.sw), double(p.ph), double(p.pw), double(p.dh),
+            double(p.dw), double(p.groups), double(omp_get_max_threads()), double(with_bias)};
+  for (const Step& s : chain) {
+    k.push_back(double(int64_t(s.kind)));
+    k.push_back(s.alpha);
+    k.push_back(s.beta);
+  }
+  return k;
+}
+
+std::optional<dnnl::reorder> make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to,
+                                          dnnl::memory::desc& scratch) {
+  if (from == to) return std::nullopt;
+  dnnl::engine& eng = cpu_engine();
+  dnnl::reorder::primitive_desc pd(eng, from, eng, to, user_scratchpad_attr());
+  scratch = pd.scratchpad_desc();
+  return dnnl::reorder(pd);
+}
+
+std::optional<FusedConvPlan> build_plan(const Conv2dParams& p, bool with_bias, const std::vector<Step>& chain) {
+  using dims = dnnl::memory::dims;
+  const dims src_dims{p.n, p.c, p.h, p.w}, dst_dims{p.n, p.o, p.oh, p.ow};
+  const bool grouped = p.groups > 1;
+  const dims wei_dims = grouped ? dims{p.groups, p.o / p.groups, p.c / p.groups, p.kh, p.kw}
+                                : dims{p.o, p.c, p.kh, p.kw};
+  const dims strides{p.sh, p.sw}, dilates{p.dh - 1, p.dw - 1}, pad_l{p.ph, p.pw};
+  const dims pad_r{(p.oh - 1) * p.sh + (p.kh - 1) * p.dh + 1 - p.h - p.ph,
+                   (p.ow - 1) * p.sw + (p.kw - 1) * p.dw + 1 - p.w - p.pw};
+  if (pad_r[0] < 0 || pad_r[1] < 0) return std::nullopt;
+
+  const dnnl::memory::desc src_any(src_dims, dt::f32, tag::any), dst_any(dst_dims, dt::f32, tag::any),
+      wei_any(wei_dims, dt::f32, tag::any), bias_md({p.o}, dt::f32, tag::a);
+  dnnl::primitive_attr attr = user_scratchpad_attr();
+  dnnl::post_ops ops;
+  bool with_sum = false;
+  for (const Step& s : chain) {
+    if (s.kind == PostOpKind::Sum) {
+      with_sum = true;
+      ops.append_sum(1.f);
+    } else {
+      auto [alg, alpha, beta] = eltwise_of(s);
+      ops.append_eltwise(1.f, alg, alpha, beta);
+    }
+  }
+  attr.set_post_ops(ops);
+  const auto algo = dnnl::algorithm::convolution_direct;
+  // forward_training: see kernels/nn/conv.cpp (selects the blocked kernels for NCHW tensors).
+  const auto prop = dnnl::prop_kind::forward_training;
+  auto desc = with_bias ? dnnl::convolution_forward::desc(prop, algo, src_any, wei_any, bias_md, dst_any, strides,
+                                                          dilates, pad_l, pad_r)
+                        : dnnl::convolution_forward::desc(prop, algo, src_any, wei_any, dst_any, strides, dilates,
+                                                          pad_l, pad_r);
+  dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine(), /*allow_empty=*/true);
+  if (!pd) return std::nullopt;
+
+  FusedConvPlan plan;
+  plan.with_sum = with_sum;
+  plan.bias = bias_md;
+  plan.src_user = dnnl::memory::desc(src_dims, dt::f32, tag::nchw);
+  plan.wei_user = dnnl::memory::desc(wei_dims, dt::f32, grouped ? tag::goihw : tag::oihw);
+  plan.dst_user = dnnl::memory::desc(dst_dims, dt::f32, tag::nchw);
+  plan.src_prim = pd.src_desc();
+  plan.wei_prim = pd.weights_desc();
+  plan.dst_prim = pd.dst_desc();
+  plan.scratch = pd.scratchpad_desc();
+  plan.prim = dnnl::convolution_forward(pd);
+  plan.src_reorder = make_reorder(plan.src_user, plan.src_prim, plan.src_reorder_scratch);
+  plan.dst_out_reorder = make_reorder(plan.dst_prim, plan.dst_user, plan.dst_out_scratch);
+  if (with_sum) plan.dst_in_reorder = make_reorder(plan.dst_user, plan.dst_prim, plan.dst_in_scratch);
+  return plan;
+}
+
+std::shared_ptr<const FusedConvPlan> get_plan(const Conv2dParams& p, bool with_bias, const std::vector<Step>& chain) {
+  static std::mutex mu;
+  static std::map<PlanKey, std::shared_ptr<const FusedConvPlan>> cache;
+  constexpr size_t kMaxPlans = 512;
+  PlanKey key = make_key(p, with_bias, chain);
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  std::shared_ptr<const FusedConvPlan> plan;
+  try {
+    if (auto built = build_plan(p, with_bias, chain)) plan = std::make_shared<const FusedConvPlan>(std::move(*built));
+  } catch (const dnnl::error&) {
+    plan = nullptr;
+  }
+  if (cache.size() >= kMaxPlans) cache.clear();
+  cache.emplace(std::move(key), plan);
+  return plan;
+}
+
+// ---- reordered weights ---------------------------------------------------------------------
+
+/// Weights in a primitive's layout, valid while the source storage is alive and unchanged.
+struct PackedWeights {
+  std::weak_ptr<Storage> source;
+  uint32_t version = 0;
+  std::shared_ptr<void> data;
+};
+
+/// The weights of `w` in `plan`'s layout: `w` itself when the layouts agree, else a cached copy.
+std::shared_ptr<void> packed_weights(const FusedConvPlan& plan, const Tensor& w) {
+  if (plan.wei_user == plan.wei_prim) return std::shared_ptr<void>(w.data_ptr(), [](void*) {});
+  static std::mutex mu;
+  // Keyed by the weight pointer and the target layout (which depends on the geometry).
+  static std::map<std::pair<const void*, std::vector<int64_t>>, PackedWeights> cache;
+  constexpr size_t kMaxEntries = 4096;
+  std::vector<int64_t> layout_key;
+  {
+    const auto& dims = plan.wei_prim.dims();
+    layout_key.assign(dims.begin(), dims.end());
+    layout_key.push_back(int64_t(plan.wei_prim.get_size()));
+    // Two layouts of one size: distinguish by the blocking, read through the C API descriptor.
+    const dnnl_memory_desc_t& c = plan.wei_prim.data;
+    layout_key.push_back(c.format_desc.blocking.inner_nblks);
+    for (int i = 0; i < c.format_desc.blocking.inner_nblks; ++i) {
+      layout_key.push_back(c.format_desc.blocking.inner_blks[i]);
+      layout_key.push_back(c.format_desc.blocking.inner_idxs[i]);
+    }
+    for (int i = 0; i < c.ndims; ++i) layout_key.push_back(c.format_desc.blocking.strides[i]);
+  }
+  const std::shared_ptr<Storage>& storage = w.storage();
+  const uint32_t version = storage->version();
+  std::lock_guard<std::mutex> lock(mu);
+  auto key = std::make_pair(static_cast<const void*>(w.data_ptr()), std::move(layout_key));
+  auto it = cache.find(key);
+  if (it != cache.end()) {
+    auto alive = it->second.source.lock();
+    if (alive == storage && it->second.version == version) return it->second.data;
+    cache.erase(it);
+  }
+  if (cache.size() >= kMaxEntries) cache.clear();
+  std::shared_ptr<void> data(aligned_buffer(plan.wei_prim.get_size()).release(), AlignedFree{});
+  dnnl::engine& eng = cpu_engine();
+  dnnl::memory from(plan.wei_user, eng, w.data_ptr()), to(plan.wei_prim, eng, data.get());
+  dnnl::reorder(from, to).execute(thread_stream(), from, to);
+  thread_stream().wait();
+  cache.emplace(std::move(key), PackedWeights{storage, version, data});
+  return data;
+}
+
+void run_reorder(const dnnl::reorder& r, const dnnl::memory::desc& scratch, dnnl::memory& from, dnnl::memory& to,
+                 Workspace& ws) {
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+  if (scratch.get_size() > 0)
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratch, cpu_engine(), ws.get(3, scratch.get_size())));
+  r.execute(thread_stream(), args);
+}
+
+void fused_conv2d_onednn(const KernelContext& c) {
+  const Tensor& x = c.inputs[0];
+  const Tensor& w = c.inputs[1];
+  const bool with_bias = c.inputs.size() > 2 && c.inputs[2].defined();
+  std::vector<Step> chain = read_chain(c.attrs);
+  bool with_sum = false;
+  for (const Step& s : chain) with_sum |= s.kind == PostOpKind::Sum;
+  SKIFF_CHECK(!with_sum || (c.inputs.size() > 3 && c.inputs[3].defined()),
+              "skiff_fused_conv2d: a Sum post-op needs the residual as input 3");
+  for (size_t i = 0; i < c.inputs.size(); ++i)
+    SKIFF_CHECK(!c.inputs[i].defined() || c.inputs[i].is_contiguous(),
+                "skiff_fused_conv2d: input {} must be contiguous", i);
+  Conv2dParams p = Conv2dParams::from(x.shape(), w.shape(), c.attrs);
+  std::shared_ptr<const FusedConvPlan> plan;
+  if (p.n > 0 && p.c > 0 && p.o > 0) plan = get_plan(p, with_bias, chain);
+  if (!plan) SKIFF_THROW(NotImplementedError, "skiff_fused_conv2d: oneDNN has no kernel for this geometry");
+  num_threads();  // applies SKIFF_NUM_THREADS to the OpenMP pool oneDNN runs on
+  try {
+    dnnl::engine& eng = cpu_engine();
+    Workspace& ws = thread_workspace();
+    std::shared_ptr<void> wei = packed_weights(*plan, w);
+    dnnl::memory src_user(plan->src_user, eng, x.data_ptr());
+    dnnl::memory dst_user(plan->dst_user, eng, c.outputs[0].data_ptr());
+    dnnl::memory src = plan->src_reorder ? dnnl::memory(plan->src_prim, eng, ws.get(0, plan->src_prim.get_size()))
+                                         : src_user;
+    dnnl::memory dst = plan->dst_out_reorder
+                           ? dnnl::memory(plan->dst_prim, eng, ws.get(1, plan->dst_prim.get_size()))
+                           : dst_user;
+    if (plan->src_reorder) run_reorder(*plan->src_reorder, plan->src_reorder_scratch, src_user, src, ws);
+    if (with_sum) {
+      const Tensor& r = c.inputs[3];
+      if (plan->dst_in_reorder) {
+        dnnl::memory res(plan->dst_user, eng, r.data_ptr());
+        run_reorder(*plan->dst_in_reorder, plan->dst_in_scratch, res, dst, ws);
+      } else {
+        std::memcpy(dst.get_data_handle(), r.data_ptr(), plan->dst_user.get_size());
+      }
+    }
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src},
+                                               {DNNL_ARG_WEIGHTS, dnnl::memory(plan->wei_prim, eng, wei.get())},
+                                               {DNNL_ARG_DST, dst}};
+    if (with_bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(plan->bias, eng, c.inputs[2].data_ptr()));
+    if (plan->scratch.get_size() > 0)
+      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(plan->scratch, eng, ws.get(2, plan->scratch.get_size())));
+    plan->prim.execute(thread_stream(), args);
+    if (plan->dst_out_reorder) run_reorder(*plan->dst_out_reorder, plan->dst_out_scratch, dst, dst_user, ws);
+    thread_stream().wait();
+  } catch (const dnnl::error& e) {
+    SKIFF_THROW(DeviceError, "skiff_fused_conv2d (onednn): execution failed: {} (status {})", e.what(),
+                int(e.status));
+  }
+}
+
+// ---- eltwise chain -------------------------------------------------------------------------
+
+dnnl::eltwise_forward eltwise_primitive(const Step& s, int64_t numel) {
+  static std::mutex mu;
+  static std::map<std::array<double, 5>, dnnl::eltwise_forward> cache;
+  auto [alg, alpha, beta] = eltwise_of(s);
+  std::array<double, 5> key{double(int64_t(s.kind)), alpha, beta, double(numel), double(omp_get_max_threads())};
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  dnnl::memory::desc md({numel}, dt::f32, tag::a);
+  dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, alg, md, alpha, beta);
+  dnnl::eltwise_forward prim(dnnl::eltwise_forward::primitive_desc(d, cpu_engine()));
+  if (cache.size() >= 1024) cache.clear();
+  cache.emplace(key, prim);
+  return prim;
+}
+
+void eltwise_chain_onednn(const KernelContext& c) {
+  const Tensor& x = c.inputs[0];
+  SKIFF_CHECK(x.is_contiguous(), "skiff_eltwise_chain: input must be contiguous");
+  std::vector<Step> chain = read_chain(c.attrs);
+  const int64_t numel = x.numel();
+  if (numel == 0) return;
+  if (chain.empty()) {
+    std::memcpy(c.outputs[0].data_ptr(), x.data_ptr(), size_t(numel) * sizeof(float));
+    return;
+  }
+  num_threads();
+  try {
+    dnnl::engine& eng = cpu_engine();
+    dnnl::memory::desc md({numel}, dt::f32, tag::a);
+    dnnl::memory src(md, eng, x.data_ptr()), dst(md, eng, c.outputs[0].data_ptr());
+    for (size_t i = 0; i < chain.size(); ++i) {
+      SKIFF_CHECK(chain[i].kind != PostOpKind::Sum, "skiff_eltwise_chain: Sum is not supported");
+      eltwise_primitive(chain[i], numel).execute(thread_stream(), {{DNNL_ARG_SRC, i == 0 ? src : dst},
+                                                                    {DNNL_ARG_DST, dst}});
+    }
+    thread_stream().wait();
+  } catch (const dnnl::error& e) {
+    SKIFF_THROW(DeviceError, "skiff_eltwise_chain (onednn): execution failed: {} (status {})", e.what(),
+                int(e.status));
+  }
+}
+
+}  // namespace
+
+SKIFF_REGISTER_KERNEL(skiff_fused_conv2d, CPU, "onednn", dtype_bit(DType::Float32), 10, fused_conv2d_onednn);
+SKIFF_REGISTER_KERNEL(skiff_eltwise_chain, CPU, "onednn", dtype_bit(DType::Float32), 10, eltwise_chain_onednn);
+
+}  // namespace skiff::onednn

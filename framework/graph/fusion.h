@@ -1,0 +1,56 @@
+#pragma once
+/// \file fusion.h
+/// Pattern fusion passes: rewrite chains of small element-wise nodes into the
+/// fused ops of framework/graph/ops/fused.h ("skiff.FusedConv", "skiff.Eltwise",
+/// "skiff.ChannelMul"), so a convolution and its activation run as one oneDNN
+/// primitive and an activation chain makes one pass over memory. Every pass
+/// keeps the graph's outputs unchanged within float rounding, never rewrites a
+/// value that is a graph output or has consumers outside the pattern, and only
+/// fuses convolutions whose weights and bias are constants (initializers).
+/// Each returns the number of rewrites. graph::optimize runs them at level 2, in
+/// the order of fuse_all().
+///
+/// The fused ops are skiff extensions (op_type "skiff.*"): the ONNX exporter
+/// refuses them, so export a graph optimised at level 1 at most.
+
+#include <cstddef>
+
+#include "framework/graph/ir.h"
+
+namespace skiff::graph {
+
+/// Folds a Mul, Add, Sub or Div by a constant that is a scalar or per output
+/// channel ([O, 1, 1] / [1, O, 1, 1]) into the weights and bias of the Conv
+/// (constant weights, output used once) that produces its other input. For
+/// ConvTranspose with group 1 it folds Mul, Add and BatchNormalization.
+size_t fold_conv_affine(Graph& g);
+
+/// Recognises activation patterns and rewrites each into one "skiff.Eltwise"
+/// node, appending to the chain of the skiff.Eltwise node producing its input
+/// when that is the input's only consumer:
+///   Relu, Sigmoid, HardSigmoid, HardSwish, Clip with constant bounds;
+///   x * clip(x + 3, 0, 6) / 6 (or * 1/6) and x * HardSigmoid(x; 1/6, 1/2) -> hardswish;
+///   x * Sigmoid(x) and x * Sigmoid(a * x) -> swish(a);
+///   Mul/Add/Sub/Div by a scalar constant -> linear, only appended to an existing chain.
+size_t fuse_activations(Graph& g);
+
+/// Merges a skiff.Eltwise whose input is the only use of a 2-D Conv's (or
+/// skiff.FusedConv's) output into that conv as post-ops ("skiff.FusedConv").
+size_t fuse_conv_activation(Graph& g);
+
+/// Rewrites Add(conv_out, r), where conv_out is the only use of a 2-D Conv's or
+/// skiff.FusedConv's output and r is any other value, into the conv with a
+/// "sum" post-op reading r. The fused node takes the Add's place in the order.
+size_t fuse_conv_residual(Graph& g);
+
+/// Rewrites Mul(x, s) of two computed values, where s comes from a gate
+/// (Conv, skiff.FusedConv, skiff.Eltwise, Sigmoid, HardSigmoid), into
+/// "skiff.ChannelMul", and Add(x, ChannelMul(x, s)) into one ChannelMul with
+/// residual=1. At run time the op takes a fast path when s is [N or 1, C, 1, 1]
+/// and x is [N, C, H, W] float32, else the broadcasting Mul/Add.
+size_t fuse_channel_mul(Graph& g);
+
+/// All of the above in order; returns the total number of rewrites.
+size_t fuse_all(Graph& g);
+
+}  // namespace skiff::graph

@@ -1,0 +1,243 @@
+// Fused graph ops produced by the fusion passes (framework/graph/fusion.h). Each has a composite
+// definition written with skiff ops (the reference, and the path for non-float32 tensors or when
+// the oneDNN backend is absent) and a fast path through the fused kernels of
+// framework/backends/onednn/fused_conv.h, looked up in the kernel registry.
+//
+//   skiff.FusedConv   inputs {x, W, B or "", residual (only with a "sum" step)}; the Conv attributes
+//                     plus the post-op chain: "post_ops" (strings), "post_alpha", "post_beta" (floats).
+//   skiff.Eltwise     inputs {x}; the post-op chain (no "sum").
+//   skiff.ChannelMul  inputs {x, s}; y = x * s, plus x when attribute "residual" is 1.
+//
+// Chain steps: relu, clip (alpha = lo, beta = hi), hardswish, linear (alpha * x + beta), sigmoid,
+// swish (x * sigmoid(alpha * x)), sum (+ residual).
+#include "framework/graph/ops/fused.h"
+
+#include <cstring>
+
+#include "framework/backends/onednn/fused_conv.h"
+#include "framework/core/threading.h"
+#include "framework/graph/ops/common.h"
+#include "framework/ops/nn/conv_params.h"
+
+namespace skiff::graph {
+
+namespace {
+
+using onednn::PostOpKind;
+
+PostOpKind kind_of(const std::string& name, const Node& node) {
+  if (name == "relu") return PostOpKind::Relu;
+  if (name == "clip") return PostOpKind::Clip;
+  if (name == "hardswish") return PostOpKind::HardSwish;
+  if (name == "linear") return PostOpKind::Linear;
+  if (name == "sigmoid") return PostOpKind::Logistic;
+  if (name == "swish") return PostOpKind::Swish;
+  if (name == "sum") return PostOpKind::Sum;
+  SKIFF_THROW(ValueError, "{}: unknown post-op '{}'", node.describe(), name);
+}
+
+}  // namespace
+
+std::vector<PostOp> post_ops_of(const Node& node) {
+  auto names = node.has_attr("post_ops") ? std::get<std::vector<std::string>>(node.attrs.at("post_ops"))
+                                         : std::vector<std::string>{};
+  auto alpha = node.attr_floats("post_alpha"), beta = node.attr_floats("post_beta");
+  SKIFF_CHECK(alpha.size() == names.size() && beta.size() == names.size(),
+              "{}: post_ops, post_alpha and post_beta must have the same length", node.describe());
+  std::vector<PostOp> ops;
+  for (size_t i = 0; i < names.size(); ++i) ops.push_back({names[i], alpha[i], beta[i]});
+  return ops;
+}
+
+void set_post_ops(Node& node, const std::vector<PostOp>& ops) {
+  std::vector<std::string> names;
+  std::vector<float> alpha, beta;
+  for (const auto& op : ops) {
+    names.push_back(op.name);
+    alpha.push_back(op.alpha);
+    beta.push_back(op.beta);
+  }
+  node.attrs["post_ops"] = names;
+  node.attrs["post_alpha"] = alpha;
+  node.attrs["post_beta"] = beta;
+}
+
+Tensor apply_post_op(const PostOp& op, const Tensor& y, const Tensor& residual) {
+  if (op.name == "relu") return relu(y);
+  if (op.name == "clip") return clamp(y, op.alpha, op.beta);
+  if (op.name == "hardswish") return hardswish(y);
+  if (op.name == "sigmoid") return sigmoid(y);
+  if (op.name == "swish") return mul(y, sigmoid(op.alpha == 1.f ? y : mul(y, scalar_tensor(op.alpha, y))));
+  if (op.name == "linear") {
+    Tensor r = op.alpha == 1.f ? y : mul(y, scalar_tensor(op.alpha, y));
+    return op.beta == 0.f ? r : add(r, scalar_tensor(op.beta, y));
+  }
+  if (op.name == "sum") return add(y, residual);
+  SKIFF_THROW(ValueError, "fused op: unknown post-op '{}'", op.name);
+}
+
+Tensor scalar_tensor(float v, const Tensor& like) {
+  return to(full({}, double(v), DType::Float32), is_floating(like.dtype()) ? like.dtype() : DType::Float32);
+}
+
+namespace ops {
+namespace {
+
+/// The registered kernel `name` for float32 on the CPU, or null (backend not built or disabled).
+const KernelEntry* cpu_f32_kernel(const char* name) {
+  try {
+    return &find_kernel(name, kCPU, DType::Float32);
+  } catch (const NotImplementedError&) {
+    return nullptr;
+  }
+}
+
+/// Post-op chain as kernel attributes; false if a step has no kernel equivalent.
+bool chain_attrs(const std::vector<PostOp>& chain, const Node& node, Attrs& a) {
+  std::vector<int64_t> kinds;
+  std::vector<double> alpha, beta;
+  for (const auto& op : chain) {
+    kinds.push_back(int64_t(kind_of(op.name, node)));
+    alpha.push_back(op.alpha);
+    beta.push_back(op.beta);
+  }
+  a.set("post_kinds", kinds).set("post_alpha", alpha).set("post_beta", beta);
+  return true;
+}
+
+/// Symmetric 2-D padding of a fused conv node for input x, or false (asymmetric / unsupported).
+bool conv_padding(const Node& node, const Tensor& x, const std::vector<int64_t>& kernel,
+                  const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                  std::vector<int64_t>& padding) {
+  std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
+  std::vector<int64_t> begin(2, 0), end(2, 0);
+  if (auto_pad == "NOTSET") {
+    auto pads = node.attr_ints("pads", std::vector<int64_t>(4, 0));
+    if (pads.size() != 4) return false;
+    begin = {pads[0], pads[1]};
+    end = {pads[2], pads[3]};
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (size_t i = 0; i < 2; ++i) {
+      int64_t in = x.size(int64_t(2 + i));
+      int64_t out = (in + strides[i] - 1) / strides[i];
+      int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + dilations[i] * (kernel[i] - 1) + 1 - in);
+      int64_t small = total / 2, large = total - small;
+      begin[i] = auto_pad == "SAME_UPPER" ? small : large;
+      end[i] = auto_pad == "SAME_UPPER" ? large : small;
+    }
+  } else if (auto_pad != "VALID") {
+    return false;
+  }
+  if (begin != end) return false;
+  padding = begin;
+  return true;
+}
+
+std::vector<Tensor> fused_conv_composite(const OpContext& c, const std::vector<PostOp>& chain) {
+  const GraphOp* conv = find_graph_op("Conv");
+  SKIFF_ASSERT(conv != nullptr, "the Conv graph op is not registered");
+  std::vector<Tensor> conv_inputs{c.input(0), c.input(1), c.has(2) ? c.inputs[2] : Tensor()};
+  Tensor y = conv->run(OpContext{c.node, conv_inputs, c.opset})[0];
+  Tensor residual = c.has(3) ? c.inputs[3] : Tensor();
+  for (const auto& op : chain) y = apply_post_op(op, y, residual);
+  return one(y);
+}
+
+std::vector<Tensor> fused_conv_op(const OpContext& c) {
+  std::vector<PostOp> chain = post_ops_of(c.node);
+  const Tensor& x = c.input(0);
+  const Tensor& w = c.input(1);
+  const bool has_sum = c.has(3);
+  auto all_f32 = [&] {
+    for (size_t i = 0; i < c.num_inputs(); ++i)
+      if (c.has(i) && c.inputs[i].dtype() != DType::Float32) return false;
+    return true;
+  };
+  const KernelEntry* kernel = cpu_f32_kernel(onednn::kFusedConvKernel);
+  if (!kernel || x.device() != kCPU || !all_f32() || x.dim() != 4 || w.dim() != 4) return fused_conv_composite(c, chain);
+  std::vector<int64_t> kernel_hw{w.size(2), w.size(3)};
+  auto strides = c.node.attr_ints("strides", {1, 1});
+  auto dilations = c.node.attr_ints("dilations", {1, 1});
+  int64_t group = c.node.attr_int("group", 1);
+  std::vector<int64_t> padding;
+  if (strides.size() != 2 || dilations.size() != 2 || !conv_padding(c.node, x, kernel_hw, strides, dilations, padding) ||
+      x.size(1) != w.size(1) * group || w.size(0) % group != 0 || (c.has(2) && c.inputs[2].shape() != Shape{w.size(0)}))
+    return fused_conv_composite(c, chain);
+  Attrs a{{"stride", strides}, {"padding", padding}, {"dilation", dilations}, {"groups", group}};
+  nn_detail::Conv2dParams p = nn_detail::Conv2dParams::from(x.shape(), w.shape(), a);
+  if (p.oh <= 0 || p.ow <= 0) return fused_conv_composite(c, chain);
+  if (has_sum && c.inputs[3].shape() != p.output_shape()) return fused_conv_composite(c, chain);
+  chain_attrs(chain, c.node, a);
+  auto contig = [](const Tensor& t) { return t.defined() ? contiguous(t) : t; };
+  std::vector<Tensor> inputs{contig(x), contig(w), c.has(2) ? contig(c.inputs[2]) : Tensor()};
+  if (has_sum) inputs.push_back(contig(c.inputs[3]));
+  std::vector<Tensor> outputs{empty(p.output_shape(), DType::Float32)};
+  try {
+    kernel->fn(KernelContext{inputs, outputs, a});
+  } catch (const NotImplementedError&) {
+    return fused_conv_composite(c, chain);
+  }
+  return outputs;
+}
+
+std::vector<Tensor> eltwise_op(const OpContext& c) {
+  std::vector<PostOp> chain = post_ops_of(c.node);
+  const Tensor& x = c.input(0);
+  const KernelEntry* kernel = cpu_f32_kernel(onednn::kEltwiseChainKernel);
+  if (!kernel || x.device() != kCPU || x.dtype() != DType::Float32) {
+    Tensor y = x;
+    for (const auto& op : chain) y = apply_post_op(op, y, Tensor());
+    return one(y);
+  }
+  Attrs a;
+  chain_attrs(chain, c.node, a);
+  std::vector<Tensor> inputs{contiguous(x)};
+  std::vector<Tensor> outputs{empty(x.shape(), DType::Float32)};
+  kernel->fn(KernelContext{inputs, outputs, a});
+  return outputs;
+}
+
+std::vector<Tensor> channel_mul_op(const OpContext& c) {
+  const Tensor& a = c.input(0);
+  const Tensor& b = c.input(1);
+  const bool residual = c.node.attr_int("residual", 0) != 0;
+  // Which input is the [N or 1, C, 1, 1] scale.
+  auto is_scale_for = [](const Tensor& s, const Tensor& x) {
+    return x.dim() == 4 && s.dim() == 4 && (s.size(0) == x.size(0) || s.size(0) == 1) && s.size(1) == x.size(1) &&
+           s.size(2) == 1 && s.size(3) == 1;
+  };
+  const bool fast = a.dtype() == DType::Float32 && b.dtype() == DType::Float32 && a.device() == kCPU &&
+                    b.device() == kCPU && (is_scale_for(b, a) || (!residual && is_scale_for(a, b)));
+  if (!fast) {
+    Tensor m = mul(a, b);
+    return one(residual ? add(a, m) : m);
+  }
+  const Tensor x = contiguous(is_scale_for(b, a) ? a : b);
+  const Tensor s = contiguous(is_scale_for(b, a) ? b : a);
+  Tensor y = empty(x.shape(), DType::Float32);
+  const int64_t n = x.size(0), ch = x.size(1), plane = x.size(2) * x.size(3);
+  const bool per_sample = s.size(0) == n && n > 1;
+  const float* xp = x.data<float>();
+  const float* sp = s.data<float>();
+  float* yp = y.data<float>();
+  const int64_t planes = n * ch;
+#pragma omp parallel for num_threads(num_threads()) schedule(static) if (planes * plane > 32768)
+  for (int64_t i = 0; i < planes; ++i) {
+    const float k = sp[per_sample ? i : i % ch];
+    const float* src = xp + i * plane;
+    float* dst = yp + i * plane;
+    if (residual)
+      for (int64_t j = 0; j < plane; ++j) dst[j] = src[j] + src[j] * k;
+    else
+      for (int64_t j = 0; j < plane; ++j) dst[j] = src[j] * k;
+  }
+  return one(y);
+}
+
+SKIFF_REGISTER_GRAPH_OP("skiff.FusedConv", fused_conv_op);
+SKIFF_REGISTER_GRAPH_OP("skiff.Eltwise", eltwise_op);
+SKIFF_REGISTER_GRAPH_OP("skiff.ChannelMul", channel_mul_op);
+
+}  // namespace
+}  // namespace ops
+}  // namespace skiff::graph
