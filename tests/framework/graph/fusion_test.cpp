@@ -1,0 +1,396 @@
+// The fusion passes (framework/graph/fusion.h) one by one: each fires on its pattern, leaves
+// shared intermediates, non-constant weights and graph outputs alone, and keeps the outputs
+// unchanged within 1e-5 relative. The fused ops' fast paths (oneDNN) are compared with the
+// unfused graph, and their composite paths with it too where the fast path does not apply.
+#include <gtest/gtest.h>
+
+#include "framework/core/rng.h"
+#include "framework/engine/predictor.h"
+#include "framework/graph/fusion.h"
+#include "framework/graph/ops/fused.h"
+#include "framework/graph/passes.h"
+#include "framework/ops/ops.h"
+#include "tests/framework/graph/graph_builder.h"
+
+namespace skiff::graph {
+namespace {
+
+using testing::GraphBuilder;
+using NodeAttrs = std::map<std::string, AttrValue>;
+
+std::vector<Tensor> run(const Graph& g, const std::vector<Tensor>& inputs) {
+  return engine::Predictor(g, {0}).run(inputs);
+}
+
+/// max |a - b| / max |b|
+double rel_diff(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  double scale = std::max(amax(abs(b)).item<double>(), 1e-30);
+  return amax(abs(sub(to(a, DType::Float64), to(b, DType::Float64)))).item<double>() / scale;
+}
+
+size_t count_ops(const Graph& g, const std::string& op) {
+  size_t n = 0;
+  for (const auto& node : g.nodes) n += node.op_type == op;
+  return n;
+}
+
+const Node& only_node(const Graph& g, const std::string& op) {
+  for (const auto& n : g.nodes)
+    if (n.op_type == op) return n;
+  ADD_FAILURE() << "no " << op << " node";
+  return g.nodes.front();
+}
+
+std::vector<std::string> chain_names(const Node& n) {
+  std::vector<std::string> names;
+  for (const auto& op : post_ops_of(n)) names.push_back(op.name);
+  return names;
+}
+
+/// Checks that `pass` rewrites `expected` times and that every output is unchanged.
+void expect_preserved(Graph g, const std::vector<Tensor>& inputs, size_t (*pass)(Graph&), size_t expected,
+                      double tol = 1e-5) {
+  std::vector<Tensor> before = run(g, inputs);
+  EXPECT_EQ(pass(g), expected);
+  g.validate();
+  std::vector<Tensor> after = run(g, inputs);
+  ASSERT_EQ(before.size(), after.size());
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_LT(rel_diff(after[i], before[i]), tol) << "output " << i;
+}
+
+Tensor scalar(float v) { return full({1}, v, DType::Float32); }
+Tensor scalar0(float v) { return full({}, v, DType::Float32); }
+
+NodeAttrs pads1() { return {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}; }
+
+/// Adds x * clip(x + 3, 0, 6) / 6 on value `x` as `out` (the paddle2onnx decomposition).
+GraphBuilder& hardswish(GraphBuilder& b, const std::string& x, const std::string& out) {
+  b.init(x + ".three", scalar0(3.f)).init(x + ".zero", scalar0(0.f)).init(x + ".six", scalar0(6.f));
+  return b.node("Add", {x, x + ".three"}, {x + ".p3"})
+      .node("Clip", {x + ".p3", x + ".zero", x + ".six"}, {x + ".clip"})
+      .node("Mul", {x, x + ".clip"}, {x + ".m"})
+      .node("Div", {x + ".m", x + ".six"}, {out});
+}
+
+// ---- fold_conv_affine ------------------------------------------------------------------------
+
+Graph conv_affine_graph(bool weights_constant, bool conv_output_is_output, bool share_conv_output) {
+  Generator gen(3);
+  GraphBuilder b(13);
+  b.input("x", {-1, 4, -1, -1}).init("b", randn({8}, DType::Float32, &gen));
+  if (weights_constant) b.init("w", randn({8, 4, 3, 3}, DType::Float32, &gen));
+  else b.input("w", {8, 4, 3, 3});
+  b.init("s", scalar(1.7f))
+      .init("pc", randn({1, 8, 1, 1}, DType::Float32, &gen))
+      .init("d", scalar0(-2.5f))
+      .init("sc", randn({8, 1, 1}, DType::Float32, &gen))
+      .node("Conv", {"x", "w", "b"}, {"c"}, pads1())
+      .node("Mul", {"s", "c"}, {"m"})
+      .node("Add", {"m", "pc"}, {"a"})
+      .node("Div", {"a", "d"}, {"q"})
+      .node("Sub", {"q", "sc"}, {"y"})
+      .output("y");
+  if (conv_output_is_output) b.output("c");
+  if (share_conv_output) b.node("Relu", {"c"}, {"r"}).output("r");
+  return b.build();
+}
+
+TEST(FusionPasses, ConvAffineFoldsScalarAndPerChannelConstants) {
+  Generator gen(5);
+  Tensor x = randn({2, 4, 9, 8}, DType::Float32, &gen);
+  Graph g = conv_affine_graph(true, false, false);
+  expect_preserved(g, {x}, fold_conv_affine, 4);
+  fold_conv_affine(g);
+  EXPECT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].op_type, "Conv");
+}
+
+TEST(FusionPasses, ConvAffineLeavesSharedOutputsAndVariableWeightsAlone) {
+  Generator gen(5);
+  Tensor x = randn({1, 4, 6, 6}, DType::Float32, &gen);
+  Tensor w = randn({8, 4, 3, 3}, DType::Float32, &gen);
+  expect_preserved(conv_affine_graph(true, true, false), {x}, fold_conv_affine, 0);
+  expect_preserved(conv_affine_graph(true, false, true), {x}, fold_conv_affine, 0);
+  expect_preserved(conv_affine_graph(false, false, false), {x, w}, fold_conv_affine, 0);
+}
+
+TEST(FusionPasses, ConvAffineLeavesNonChannelBroadcastsAlone) {
+  Generator gen(6);
+  Graph g = GraphBuilder(13)
+                .input("x", {1, 4, 6, 6})
+                .init("w", randn({8, 4, 1, 1}, DType::Float32, &gen))
+                .init("row", randn({1, 1, 1, 6}, DType::Float32, &gen))
+                .init("f64", full({1}, 2.0, DType::Float64))
+                .node("Conv", {"x", "w"}, {"c"})
+                .node("Mul", {"c", "row"}, {"y"})
+                .node("Conv", {"x", "w"}, {"c2"})
+                .node("Mul", {"c2", "f64"}, {"y2"})  // promotes to float64: must stay
+                .output("y")
+                .output("y2")
+                .build();
+  expect_preserved(g, {randn({1, 4, 6, 6}, DType::Float32, &gen)}, fold_conv_affine, 0);
+}
+
+TEST(FusionPasses, ConvTransposeFoldsBiasAddAndBatchNorm) {
+  Generator gen(7);
+  Graph g = GraphBuilder(13)
+                .input("x", {-1, 6, -1, -1})
+                .init("w", randn({6, 5, 2, 2}, DType::Float32, &gen))
+                .init("bias", randn({1, 5, 1, 1}, DType::Float32, &gen))
+                .init("gamma", rand({5}, DType::Float32, &gen, 0.5, 1.5))
+                .init("beta", randn({5}, DType::Float32, &gen))
+                .init("mean", randn({5}, DType::Float32, &gen))
+                .init("var", rand({5}, DType::Float32, &gen, 0.1, 2.0))
+                .node("ConvTranspose", {"x", "w"}, {"t"}, {{"strides", std::vector<int64_t>{2, 2}}})
+                .node("Add", {"t", "bias"}, {"tb"})
+                .node("BatchNormalization", {"tb", "gamma", "beta", "mean", "var"}, {"bn"})
+                .node("Relu", {"bn"}, {"y"})
+                .output("y")
+                .build();
+  expect_preserved(g, {randn({2, 6, 5, 4}, DType::Float32, &gen)}, fold_conv_affine, 2);
+}
+
+// ---- fuse_activations ----------------------------------------------------------------------
+
+TEST(FusionPasses, ActivationPatternsBecomeOneEltwiseEach) {
+  Generator gen(8);
+  GraphBuilder b(13);
+  b.input("x", {2, 3, 5, 7}).init("two", scalar(2.f)).init("k", scalar(0.5f)).init("c", scalar(-1.25f));
+  hardswish(b, "x", "hs");
+  b.node("Mul", {"hs", "k"}, {"hs_k"})  // linear steps join the chain
+      .node("Add", {"hs_k", "c"}, {"y1"})
+      .node("Mul", {"x", "two"}, {"x2"})
+      .node("Sigmoid", {"x2"}, {"sg"})
+      .node("Mul", {"sg", "x"}, {"y2"})  // swish(2)
+      .node("HardSigmoid", {"x"}, {"y3"}, {{"alpha", 0.3f}, {"beta", 0.4f}})
+      .node("Relu", {"x"}, {"r"})
+      .node("Clip", {"r", "", "two"}, {"y4"})  // relu then clip(-inf, 2) -> one chain
+      .node("HardSigmoid", {"x"}, {"hsig"}, {{"alpha", 1.f / 6.f}, {"beta", 0.5f}})
+      .node("Mul", {"x", "hsig"}, {"y5"})  // hardswish, second form
+      .output("y1").output("y2").output("y3").output("y4").output("y5");
+  Graph g = b.build();
+  Tensor x = mul(randn({2, 3, 5, 7}, DType::Float32, &gen), 4.0);
+  expect_preserved(g, {x}, fuse_activations, 8);
+  fuse_activations(g);
+  EXPECT_EQ(g.nodes.size(), 5u);
+  EXPECT_EQ(count_ops(g, "skiff.Eltwise"), 5u);
+  EXPECT_EQ(chain_names(g.nodes[0]), (std::vector<std::string>{"hardswish", "linear"}));
+  EXPECT_EQ(chain_names(g.nodes[1]), (std::vector<std::string>{"swish"}));
+  EXPECT_FLOAT_EQ(post_ops_of(g.nodes[1])[0].alpha, 2.f);
+  EXPECT_EQ(chain_names(g.nodes[3]), (std::vector<std::string>{"relu", "clip"}));
+  EXPECT_EQ(chain_names(g.nodes[4]), (std::vector<std::string>{"hardswish"}));
+}
+
+TEST(FusionPasses, ActivationPatternsWithSharedIntermediatesAreNotFused) {
+  Generator gen(9);
+  GraphBuilder b(13);
+  b.input("x", {2, 3, 4, 4}).init("k", scalar(0.5f));
+  hardswish(b, "x", "hs");
+  b.output("hs").output("x.clip");  // the clip is also a graph output: no hardswish
+  b.node("Relu", {"x"}, {"r"}).node("Sigmoid", {"r"}, {"s"}).output("r").output("s");  // r is an output
+  b.node("Mul", {"x", "k"}, {"lin"}).output("lin");  // a linear step alone is left as it is
+  Graph g = b.build();
+  Tensor x = mul(randn({2, 3, 4, 4}, DType::Float32, &gen), 4.0);
+  std::vector<Tensor> before = run(g, {x});
+  fuse_activations(g);
+  for (const auto& n : g.nodes)
+    for (const auto& step : chain_names(n)) EXPECT_NE(step, "hardswish");
+  EXPECT_EQ(count_ops(g, "Mul"), 2u);  // the hardswish product and the lone linear
+  for (const auto& n : g.nodes) EXPECT_LE(chain_names(n).size(), 1u) << n.describe();
+  std::vector<Tensor> after = run(g, {x});
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_LT(rel_diff(after[i], before[i]), 1e-6);
+}
+
+// ---- fuse_conv_activation / fuse_all -----------------------------------------------------
+
+/// x -> Conv -> activation `act` -> y, as one graph.
+Graph conv_act_graph(const std::string& act, bool weights_constant = true, int64_t groups = 1) {
+  Generator gen(10);
+  GraphBuilder b(13);
+  b.input("x", {-1, 8, -1, -1}).init("b", randn({8}, DType::Float32, &gen));
+  Tensor w = mul(randn({8, 8 / groups, 3, 3}, DType::Float32, &gen), 0.3);
+  if (weights_constant) b.init("w", w);
+  else b.input("w", {8, 8 / groups, 3, 3});
+  b.init("zero", scalar0(0.f)).init("six", scalar0(6.f)).init("a", scalar(1.5f));
+  b.node("Conv", {"x", "w", "b"}, {"c"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"group", groups}});
+  if (act == "relu") b.node("Relu", {"c"}, {"y"});
+  else if (act == "relu6") b.node("Clip", {"c", "zero", "six"}, {"y"});
+  else if (act == "hardsigmoid") b.node("HardSigmoid", {"c"}, {"y"});
+  else if (act == "sigmoid") b.node("Sigmoid", {"c"}, {"y"});
+  else if (act == "swish") b.node("Sigmoid", {"c"}, {"s"}).node("Mul", {"c", "s"}, {"y"});
+  else if (act == "hardswish") hardswish(b, "c", "y");
+  else if (act == "hardswish_affine")
+    hardswish(b, "c", "h").node("Mul", {"a", "h"}, {"ha"}).node("Add", {"ha", "a"}, {"y"});
+  return b.output("y").build();
+}
+
+TEST(FusionPasses, ConvAndActivationBecomeOneFusedConv) {
+  Generator gen(11);
+  Tensor x = mul(randn({2, 8, 11, 9}, DType::Float32, &gen), 3.0);
+  for (std::string act : {"relu", "relu6", "hardsigmoid", "sigmoid", "swish", "hardswish", "hardswish_affine"}) {
+    for (int64_t groups : {1, 8}) {
+      SCOPED_TRACE(act + " groups=" + std::to_string(groups));
+      Graph g = conv_act_graph(act, true, groups);
+      fuse_activations(g);
+      expect_preserved(g, {x}, fuse_conv_activation, 1);
+      fuse_conv_activation(g);
+      ASSERT_EQ(g.nodes.size(), 1u);
+      EXPECT_EQ(g.nodes[0].op_type, "skiff.FusedConv");
+      // fuse_all from scratch gives the same single node.
+      Graph h = conv_act_graph(act, true, groups);
+      expect_preserved(h, {x}, fuse_all, act == "hardswish_affine" ? 4u : 2u);
+    }
+  }
+}
+
+TEST(FusionPasses, ConvActivationNotFusedForVariableWeightsOrSharedOutput) {
+  Generator gen(12);
+  Tensor x = randn({1, 8, 6, 6}, DType::Float32, &gen);
+  Tensor w = randn({8, 8, 3, 3}, DType::Float32, &gen);
+  Graph g = conv_act_graph("relu", false);
+  fuse_activations(g);
+  expect_preserved(g, {x, w}, fuse_conv_activation, 0);
+
+  Graph shared = conv_act_graph("relu");
+  shared.outputs.push_back(ValueInfo{"c", DType::Float32, false, {}});  // conv output is a graph output
+  fuse_activations(shared);
+  expect_preserved(shared, {x}, fuse_conv_activation, 0);
+  EXPECT_EQ(count_ops(shared, "Conv"), 1u);
+}
+
+TEST(FusionPasses, FusedConvWithAsymmetricPaddingTakesTheCompositePath) {
+  Generator gen(13);
+  Graph g = conv_act_graph("hardswish");
+  g.nodes[0].attrs["pads"] = std::vector<int64_t>{0, 1, 2, 1};
+  Tensor x = randn({1, 8, 7, 7}, DType::Float32, &gen);
+  expect_preserved(g, {x}, fuse_all, 2);
+  fuse_all(g);
+  EXPECT_EQ(count_ops(g, "skiff.FusedConv"), 1u);
+}
+
+// ---- fuse_conv_residual --------------------------------------------------------------------
+
+TEST(FusionPasses, ConvPlusResidualBecomesSumPostOp) {
+  Generator gen(14);
+  Graph g = GraphBuilder(13)
+                .input("x", {-1, 8, -1, -1})
+                .input("r", {-1, 8, -1, -1})
+                .init("w", mul(randn({8, 8, 1, 1}, DType::Float32, &gen), 0.3))
+                .init("b", randn({8}, DType::Float32, &gen))
+                .node("Conv", {"x", "w", "b"}, {"c"})
+                .node("Relu", {"c"}, {"cr"})
+                .node("Add", {"r", "cr"}, {"s"})
+                .node("Relu", {"s"}, {"y"})
+                .output("y")
+                .build();
+  Tensor x = randn({2, 8, 5, 6}, DType::Float32, &gen), r = randn({2, 8, 5, 6}, DType::Float32, &gen);
+  expect_preserved(g, {x, r}, fuse_all, 5);  // 2 relus, conv+relu, residual, conv+relu
+  fuse_all(g);
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(chain_names(g.nodes[0]), (std::vector<std::string>{"relu", "sum", "relu"}));
+  // A residual that broadcasts takes the composite path.
+  Tensor r_row = randn({1, 8, 1, 6}, DType::Float32, &gen);
+  Graph h = GraphBuilder(13)
+                .input("x", {-1, 8, -1, -1})
+                .input("r", {-1, -1, -1, -1})
+                .init("w", randn({8, 8, 1, 1}, DType::Float32, &gen))
+                .node("Conv", {"x", "w"}, {"c"})
+                .node("Add", {"c", "r"}, {"y"})
+                .output("y")
+                .build();
+  expect_preserved(h, {x, r_row}, fuse_conv_residual, 1);
+}
+
+TEST(FusionPasses, ConvResidualNotFusedWhenConvOutputIsShared) {
+  Generator gen(15);
+  Graph g = GraphBuilder(13)
+                .input("x", {1, 4, 5, 5})
+                .init("w", randn({4, 4, 1, 1}, DType::Float32, &gen))
+                .node("Conv", {"x", "w"}, {"c"})
+                .node("Add", {"c", "x"}, {"y"})
+                .node("Relu", {"c"}, {"z"})
+                .output("y")
+                .output("z")
+                .build();
+  expect_preserved(g, {randn({1, 4, 5, 5}, DType::Float32, &gen)}, fuse_conv_residual, 0);
+  // Variable weights.
+  Graph v = GraphBuilder(13)
+                .input("x", {1, 4, 5, 5})
+                .input("w", {4, 4, 1, 1})
+                .node("Conv", {"x", "w"}, {"c"})
+                .node("Add", {"c", "x"}, {"y"})
+                .output("y")
+                .build();
+  expect_preserved(v, {randn({1, 4, 5, 5}, DType::Float32, &gen), randn({4, 4, 1, 1}, DType::Float32, &gen)},
+                   fuse_conv_residual, 0);
+}
+
+// ---- fuse_channel_mul ----------------------------------------------------------------------
+
+Graph se_graph(bool residual) {
+  Generator gen(16);
+  GraphBuilder b(13);
+  b.input("x", {-1, 8, -1, -1})
+      .init("w1", randn({2, 8, 1, 1}, DType::Float32, &gen))
+      .init("w2", randn({8, 2, 1, 1}, DType::Float32, &gen))
+      .node("GlobalAveragePool", {"x"}, {"p"})
+      .node("Conv", {"p", "w1"}, {"q"})
+      .node("Relu", {"q"}, {"qr"})
+      .node("Conv", {"qr", "w2"}, {"e"})
+      .node("HardSigmoid", {"e"}, {"s"})
+      .node("Mul", {"x", "s"}, {"m"});
+  if (residual) b.node("Add", {"x", "m"}, {"y"});
+  else b.node("Identity", {"m"}, {"y"});
+  return b.output("y").build();
+}
+
+TEST(FusionPasses, SqueezeExciteGateBecomesChannelMul) {
+  Generator gen(17);
+  Tensor x = randn({2, 8, 7, 5}, DType::Float32, &gen);
+  expect_preserved(se_graph(false), {x}, fuse_channel_mul, 1);
+  expect_preserved(se_graph(true), {x}, fuse_channel_mul, 2);
+  Graph g = se_graph(true);
+  expect_preserved(g, {x}, fuse_all, 6);
+  fuse_all(g);
+  EXPECT_EQ(count_ops(g, "skiff.FusedConv"), 2u);
+  ASSERT_EQ(count_ops(g, "skiff.ChannelMul"), 1u);
+  EXPECT_EQ(only_node(g, "skiff.ChannelMul").attr_int("residual", 0), 1);
+  EXPECT_EQ(g.nodes.size(), 4u);
+}
+
+TEST(FusionPasses, ChannelMulFallsBackForOtherShapes) {
+  Generator gen(18);
+  // The gate has the full shape: the broadcasting Mul/Add path runs.
+  Graph g = GraphBuilder(13)
+                .input("x", {2, 3, 4, 4})
+                .input("t", {2, 3, 4, 4})
+                .node("Sigmoid", {"t"}, {"s"})
+                .node("Mul", {"s", "x"}, {"m"})
+                .node("Add", {"m", "x"}, {"y"})
+                .output("y")
+                .build();
+  expect_preserved(g, {randn({2, 3, 4, 4}, DType::Float32, &gen), randn({2, 3, 4, 4}, DType::Float32, &gen)},
+                   fuse_channel_mul, 2);
+}
+
+// ---- the pipeline ----------------------------------------------------------------------------
+
+TEST(FusionPasses, OptimizeLevelTwoFusesAndLevelOneDoesNot) {
+  Generator gen(19);
+  Tensor x = randn({1, 8, 9, 9}, DType::Float32, &gen);
+  Graph g1 = conv_act_graph("hardswish_affine"), g2 = conv_act_graph("hardswish_affine");
+  Tensor before = run(g1, {x})[0];
+  optimize(g1, {1});
+  optimize(g2, {2});
+  EXPECT_EQ(count_ops(g1, "skiff.FusedConv"), 0u);
+  ASSERT_EQ(g2.nodes.size(), 1u);
+  EXPECT_EQ(chain_names(g2.nodes[0]), (std::vector<std::string>{"hardswish", "linear"}));
+  EXPECT_LT(rel_diff(run(g2, {x})[0], before), 1e-5);
+  // The fused ops run through the predictor with several threads and repeated calls (cached plans/weights).
+  engine::Predictor p(conv_act_graph("hardswish_affine"));
+  for (int i = 0; i < 3; ++i) EXPECT_LT(rel_diff(p.run(std::vector<Tensor>{x})[0], before), 1e-5);
+}
+
+}  // namespace
+}  // namespace skiff::graph
