@@ -10,6 +10,7 @@ void add_info_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_zoo_command(CLI::App& app);
 void add_graph_command(CLI::App& app);
+void add_ocr_command(CLI::App& app);
 /// `skiff bench model`, added under the bench command.
 void add_bench_model_command(CLI::App& bench);
 

@@ -1,0 +1,253 @@
+// `skiff ocr IMAGE|DIR|GLOB ...`: PP-OCRv4 text detection + recognition, lines in
+// reading order on stdout (or PaddleOCR 3.x-style JSON), with result files and
+// pictures under --save_path. `skiff ocr synth` renders labelled text images.
+#include <fmt/format.h>
+#include <glob.h>
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "apps/skiff/commands.h"
+#include "framework/core/error.h"
+#include "framework/core/threading.h"
+#include "framework/io/file.h"
+#include "suites/ocr/draw_result.h"
+#include "suites/ocr/pipeline.h"
+#include "suites/ocr/synth.h"
+
+namespace skiff::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct OcrOptions {
+  std::vector<std::string> inputs;
+  bool json = false;
+  std::string save_path;
+  std::string use_orientation = "true";
+  int threads = 0;
+  ocr::PipelineConfig config;
+};
+
+bool is_image_file(const fs::path& p) {
+  static const std::set<std::string> exts{".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".pbm", ".pgm", ".ppm"};
+  std::string e = p.extension().string();
+  std::transform(e.begin(), e.end(), e.begin(), ::tolower);
+  return exts.count(e) != 0;
+}
+
+/// Expands directories (their image files, sorted) and glob patterns. A path that
+/// matches nothing is kept, so it is reported as unreadable in its turn.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const auto& a : args) {
+    std::error_code ec;
+    if (fs::is_directory(a, ec)) {
+      std::vector<std::string> files;
+      for (const auto& e : fs::directory_iterator(a, ec))
+        if (e.is_regular_file() && is_image_file(e.path())) files.push_back(e.path().string());
+      std::sort(files.begin(), files.end());
+      if (files.empty()) fmt::print(stderr, "skiff ocr: warning: no images in directory {}\n", a);
+      out.insert(out.end(), files.begin(), files.end());
+    } else if (!fs::exists(a, ec) && a.find_first_of("*?[") != std::string::npos) {
+      glob_t g{};
+      if (::glob(a.c_str(), 0, nullptr, &g) == 0)
+        for (size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
+      else
+        out.push_back(a);
+      globfree(&g);
+    } else {
+      out.push_back(a);
+    }
+  }
+  return out;
+}
+
+nlohmann::json quad_json(const ocr::Quad& q) {
+  nlohmann::json pts = nlohmann::json::array();
+  for (const auto& p : q.pts) pts.push_back({int(std::lround(p.x)), int(std::lround(p.y))});
+  return pts;
+}
+
+/// PaddleOCR 3.x's OCR result keys, so code reading its JSON keeps working.
+nlohmann::json result_json(const std::string& path, const ocr::OcrResult& r) {
+  nlohmann::json j;
+  j["input_path"] = path;
+  j["dt_polys"] = nlohmann::json::array();
+  j["dt_scores"] = nlohmann::json::array();
+  for (const auto& d : r.detections) {
+    j["dt_polys"].push_back(quad_json(d.quad));
+    j["dt_scores"].push_back(d.score);
+  }
+  // PaddleOCR 3.x reports the orientation class: 0 upright, 1 turned 180 degrees, -1 classifier off.
+  j["textline_orientation_angles"] = nlohmann::json::array();
+  for (int a : r.angles) j["textline_orientation_angles"].push_back(a < 0 ? -1 : a == 180 ? 1 : 0);
+  j["rec_texts"] = nlohmann::json::array();
+  j["rec_scores"] = nlohmann::json::array();
+  j["rec_polys"] = nlohmann::json::array();
+  j["rec_boxes"] = nlohmann::json::array();
+  for (const auto& l : r.lines) {
+    j["rec_texts"].push_back(l.text);
+    j["rec_scores"].push_back(l.score);
+    j["rec_polys"].push_back(quad_json(l.quad));
+    float x0 = 1e30f, y0 = 1e30f, x1 = -1e30f, y1 = -1e30f;
+    for (const auto& p : l.quad.pts) {
+      x0 = std::min(x0, p.x), y0 = std::min(y0, p.y), x1 = std::max(x1, p.x), y1 = std::max(y1, p.y);
+    }
+    j["rec_boxes"].push_back({int(x0), int(y0), int(std::ceil(x1)), int(std::ceil(y1))});
+  }
+  j["timings_ms"] = {{"total", r.timings.total_ms}, {"det", r.timings.det_ms}, {"cls", r.timings.cls_ms},
+                     {"rec", r.timings.rec_ms}, {"post", r.timings.post_ms}};
+  return j;
+}
+
+void write_atomically(const fs::path& path, const std::string& bytes) {
+  io::AtomicFileWriter out(path);
+  out.write(bytes);
+  out.commit();
+}
+
+void save_results(const std::string& dir, const std::string& input, const cv::Mat& image, const ocr::OcrResult& r,
+                  const nlohmann::json& j) {
+  fs::create_directories(dir);
+  fs::path in(input);
+  std::string stem = in.stem().string();
+  write_atomically(fs::path(dir) / (stem + "_res.json"), j.dump(2) + "\n");
+  std::vector<std::array<cv::Point2f, 4>> quads;
+  std::vector<std::string> texts;
+  std::vector<float> scores;
+  for (const auto& l : r.lines) {
+    quads.push_back(l.quad.pts);
+    texts.push_back(l.text);
+    scores.push_back(l.score);
+  }
+  cv::Mat vis = ocr::draw_ocr_result(image, quads, texts, scores, 0.0f);
+  std::string ext = in.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
+  if (ext != ".png" && ext != ".jpg" && ext != ".jpeg" && ext != ".bmp") ext = ".png";
+  std::vector<uchar> encoded;
+  SKIFF_CHECK_T(IoError, cv::imencode(ext, vis, encoded), "cannot encode the result image for {}", input);
+  write_atomically(fs::path(dir) / (stem + "_ocr_res_img" + ext), std::string(encoded.begin(), encoded.end()));
+}
+
+bool parse_bool(const std::string& flag, const std::string& v) {
+  std::string s = v;
+  std::transform(s.begin(), s.end(), s.begin(), ::tolower);
+  if (s == "true" || s == "1" || s == "yes" || s == "on") return true;
+  if (s == "false" || s == "0" || s == "no" || s == "off") return false;
+  SKIFF_THROW(ValueError, "{}: expected true or false, got '{}'", flag, v);
+}
+
+int run_ocr(OcrOptions& o) {
+  if (o.threads > 0) set_num_threads(o.threads);
+  o.config.use_textline_orientation = parse_bool("--use_textline_orientation", o.use_orientation);
+  std::vector<std::string> files = expand_inputs(o.inputs);
+  SKIFF_CHECK(!files.empty(), "ocr: no input images");
+  ocr::Pipeline pipeline(o.config);
+  int failures = 0;
+  bool many = files.size() > 1;
+  for (const auto& file : files) {
+    try {
+      cv::Mat image = ocr::read_image(file);
+      ocr::OcrResult r = pipeline.run(image);
+      nlohmann::json j = result_json(file, r);
+      if (o.json) {
+        fmt::print("{}\n", j.dump());
+      } else {
+        if (many) fmt::print("==> {} <==\n", file);
+        for (const auto& l : r.lines) fmt::print("{}\n", l.text);
+      }
+      std::fflush(stdout);
+      if (!o.save_path.empty()) save_results(o.save_path, file, image, r, j);
+    } catch (const Error& e) {
+      // One bad image does not stop the others; the exit code reports it.
+      fmt::print(stderr, "skiff ocr: {}: {}\n", e.kind(), e.full_message());
+      ++failures;
+    }
+  }
+  if (failures) fmt::print(stderr, "skiff ocr: {} of {} images failed\n", failures, files.size());
+  return failures ? 2 : 0;
+}
+
+struct SynthCommandOptions {
+  std::string out;
+  int count = 10;
+  uint64_t seed = 0;
+  bool sample = false;
+};
+
+void run_synth(const SynthCommandOptions& o) {
+  if (o.sample) {
+    ocr::SynthImage img = ocr::render_sample_receipt();
+    std::vector<uchar> png;
+    cv::imencode(".png", img.image, png);
+    write_atomically(o.out, std::string(png.begin(), png.end()));
+    for (const auto& l : img.lines) fmt::print("{}\n", l.text);
+    return;
+  }
+  ocr::write_synth_dataset(o.out, o.count, o.seed);
+  fmt::print(stderr, "wrote {} images with det_gt.txt and rec_gt.txt to {}\n", o.count, o.out);
+}
+
+}  // namespace
+
+void add_ocr_command(CLI::App& app) {
+  auto o = std::make_shared<OcrOptions>();
+  auto* ocr = app.add_subcommand("ocr", "Read the text in images with PP-OCRv4 (detection, orientation, recognition)");
+  ocr->footer(
+      "Examples:\n"
+      "  skiff ocr photo.jpg                    lines in reading order\n"
+      "  skiff ocr scans/ --json                one JSON object per image (PaddleOCR 3.x keys)\n"
+      "  skiff ocr 'shots/*.png' --save_path out  also write out/<name>_res.json and <name>_ocr_res_img.png\n"
+      "Models are pulled from the zoo on first use (skiff zoo list); later runs work offline.\n"
+      "Exit code: 0 when every image was read, 2 when some could not be (reported on stderr).");
+  ocr->add_option("inputs", o->inputs, "Image files, directories or glob patterns");
+  ocr->add_flag("--json", o->json, "Print one JSON object per image instead of the text");
+  ocr->add_option("--save_path,--save-path", o->save_path,
+                  "Directory for <name>_res.json and <name>_ocr_res_img.<ext> (boxes and text drawn)");
+  auto& c = o->config;
+  ocr->add_option("--text_detection_model_dir,--text-detection-model-dir,--text_detection_model_name", c.det_model,
+                  "Detector: zoo name or .onnx file")->capture_default_str();
+  ocr->add_option("--text_recognition_model_dir,--text-recognition-model-dir,--text_recognition_model_name",
+                  c.rec_model, "Recognizer: zoo name or .onnx file")->capture_default_str();
+  ocr->add_option("--textline_orientation_model_dir,--textline-orientation-model-dir,--textline_orientation_model_name",
+                  c.cls_model, "Text-line orientation classifier: zoo name or .onnx file")->capture_default_str();
+  ocr->add_option("--text_rec_dict_path,--text-rec-dict-path", c.rec_dict,
+                  "Recognizer character dictionary (default: the recognizer's ppocr_keys_v1.txt)");
+  ocr->add_option("--use_textline_orientation,--use-textline-orientation", o->use_orientation,
+                  "Turn upside-down lines before reading them (true/false)")->capture_default_str();
+  ocr->add_option("--text_det_limit_side_len,--text-det-limit-side-len", c.det.limit_side_len,
+                  "Longest image side given to the detector")->capture_default_str()->check(CLI::PositiveNumber);
+  ocr->add_option("--text_det_thresh,--text-det-thresh", c.db.thresh, "Detector pixel threshold")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  ocr->add_option("--text_det_box_thresh,--text-det-box-thresh", c.db.box_thresh, "Minimum box score")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  ocr->add_option("--text_det_unclip_ratio,--text-det-unclip-ratio", c.db.unclip_ratio, "Box expansion ratio")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  ocr->add_option("--text_rec_score_thresh,--text-rec-score-thresh", c.rec_score_thresh,
+                  "Drop lines scoring below this")->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  ocr->add_option("--batch,--text_recognition_batch_size", c.rec_batch, "Text lines per recognizer batch")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  ocr->add_option("--threads", o->threads, "CPU threads (default: SKIFF_NUM_THREADS or all cores)")
+      ->check(CLI::PositiveNumber);
+
+  auto s = std::make_shared<SynthCommandOptions>();
+  auto* synth = ocr->add_subcommand("synth", "Render labelled text images (PaddleOCR det/rec label files)");
+  synth->add_option("out", s->out, "Output directory (or, with --sample, the PNG file to write)")->required();
+  synth->add_option("--count", s->count, "Number of images")->capture_default_str()->check(CLI::NonNegativeNumber);
+  synth->add_option("--seed", s->seed, "Random seed (same seed, same images)")->capture_default_str();
+  synth->add_flag("--sample", s->sample, "Write the bundled receipt sample image instead and print its lines");
+  synth->callback([s] { run_synth(*s); });
+
+  ocr->callback([o, ocr] {
+    if (ocr->got_subcommand("synth")) return;
+    if (o->inputs.empty()) throw CLI::CallForHelp();
+    int rc = run_ocr(*o);
+    if (rc != 0) throw CLI::RuntimeError(rc);
+  });
+}
+
+}  // namespace skiff::app

@@ -1,0 +1,195 @@
+#include "suites/ocr/pipeline.h"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <numeric>
+
+#include "framework/core/error.h"
+#include "framework/engine/predictor.h"
+#include "framework/zoo/zoo.h"
+#include "suites/ocr/box_order.h"
+#include "suites/ocr/crop.h"
+#include "suites/ocr/orientation.h"
+
+namespace skiff::ocr {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+std::unique_ptr<engine::Predictor> load_model(const std::string& what, const std::string& name_or_path) {
+  fs::path path = zoo::resolve_model_path(name_or_path);
+  try {
+    return std::make_unique<engine::Predictor>(path.string());
+  } catch (Error& e) {
+    e.add_context(fmt::format("while loading the {} model '{}'", what, name_or_path));
+    throw;
+  }
+}
+
+fs::path find_dictionary(const PipelineConfig& c) {
+  if (!c.rec_dict.empty()) return zoo::resolve_model_path(c.rec_dict);
+  if (fs::exists(c.rec_model)) {
+    fs::path beside = fs::path(c.rec_model).parent_path() / "ppocr_keys_v1.txt";
+    SKIFF_CHECK(fs::exists(beside), "recognizer '{}' is a local file and no dictionary was given; pass the "
+                "character dictionary (--text_rec_dict_path) or put ppocr_keys_v1.txt beside the model", c.rec_model);
+    return beside;
+  }
+  return zoo::fetch_file(c.rec_model, "ppocr_keys_v1.txt");
+}
+
+/// A float buffer as a [N, 3, H, W] tensor without copying (the buffer outlives the run).
+Tensor nchw_view(std::vector<float>& buf, int64_t n, int64_t h, int64_t w) {
+  return from_blob(buf.data(), Shape{n, 3, h, w}, DType::Float32);
+}
+
+cv::Mat to_bgr8(const cv::Mat& image) {
+  SKIFF_CHECK(!image.empty(), "ocr: the image is empty");
+  SKIFF_CHECK(image.depth() == CV_8U, "ocr: expected an 8-bit image, got OpenCV depth {}", image.depth());
+  cv::Mat bgr;
+  switch (image.channels()) {
+    case 3: return image;
+    case 1: cv::cvtColor(image, bgr, cv::COLOR_GRAY2BGR); return bgr;
+    case 4: cv::cvtColor(image, bgr, cv::COLOR_BGRA2BGR); return bgr;
+    default: SKIFF_THROW(ValueError, "ocr: expected 1, 3 or 4 channels, got {}", image.channels());
+  }
+}
+
+}  // namespace
+
+Pipeline::Pipeline(PipelineConfig config) : config_(std::move(config)) {
+  SKIFF_CHECK(config_.rec_batch > 0 && config_.cls_batch > 0, "ocr: batch sizes must be positive");
+  det_ = load_model("text detection", config_.det_model);
+  rec_ = load_model("text recognition", config_.rec_model);
+  if (config_.use_textline_orientation) cls_ = load_model("text-line orientation", config_.cls_model);
+  charset_ = std::make_unique<Charset>(Charset::load(find_dictionary(config_)));
+}
+
+Pipeline::~Pipeline() = default;
+
+std::vector<TextBox> Pipeline::detect(const cv::Mat& bgr) const {
+  std::vector<float> input;
+  DetInputInfo info = preprocess_det(bgr, input, config_.det);
+  Tensor prob = det_->run(std::vector<Tensor>{nchw_view(input, 1, info.resized_h, info.resized_w)})[0];
+  SKIFF_CHECK_SHAPE(prob.dim() == 4 && prob.size(2) == info.resized_h && prob.size(3) == info.resized_w,
+                    "ocr: the detector returned shape {}, expected [1, 1, {}, {}]", prob.shape(), info.resized_h,
+                    info.resized_w);
+  Tensor map = prob.is_contiguous() ? prob : skiff::detail::contiguous_copy(prob);
+  // db_postprocess clips and filters (PaddleOCR filter_tag_det_res) in the coordinates of the
+  // source it is given: the padded image for tiny inputs, so clip again to the real image.
+  auto boxes = db_postprocess(map.data<float>(), info.resized_h, info.resized_w, info.padded_h, info.padded_w,
+                              config_.db);
+  if (info.padded_h != bgr.rows || info.padded_w != bgr.cols)
+    for (auto& b : boxes) b.quad = clip_to_image(b.quad, bgr.cols, bgr.rows);
+  sort_reading_order(boxes);
+  return boxes;
+}
+
+std::vector<int> Pipeline::classify(std::vector<cv::Mat>& crops) const {
+  std::vector<int> angles(crops.size(), 0);
+  std::vector<size_t> order = sort_by_aspect_ratio(crops);
+  std::vector<float> input;
+  for (size_t begin = 0; begin < order.size(); begin += size_t(config_.cls_batch)) {
+    size_t end = std::min(order.size(), begin + size_t(config_.cls_batch));
+    std::vector<cv::Mat> batch;
+    for (size_t i = begin; i < end; ++i) batch.push_back(crops[order[i]]);
+    preprocess_cls_batch(batch, input);
+    Tensor probs = cls_->run(std::vector<Tensor>{nchw_view(input, int64_t(batch.size()), kClsHeight, kClsWidth)})[0];
+    SKIFF_CHECK_SHAPE(probs.dim() == 2 && probs.size(0) == int64_t(batch.size()) && probs.size(1) == 2,
+                      "ocr: the orientation classifier returned shape {}, expected [{}, 2]", probs.shape(), batch.size());
+    Tensor p = probs.is_contiguous() ? probs : skiff::detail::contiguous_copy(probs);
+    for (size_t i = begin; i < end; ++i) {
+      Orientation o = decode_orientation(p.data<float>() + 2 * (i - begin));
+      // Record the rotation applied: a "180" below the confidence threshold leaves the crop as is.
+      if (needs_rotation(o, config_.cls_thresh)) {
+        crops[order[i]] = rotate_180(crops[order[i]]);
+        angles[order[i]] = 180;
+      }
+    }
+  }
+  return angles;
+}
+
+std::vector<DecodedText> Pipeline::recognize(const std::vector<cv::Mat>& crops) const {
+  std::vector<DecodedText> texts(crops.size());
+  std::vector<size_t> order = sort_by_aspect_ratio(crops);
+  std::vector<float> input;
+  for (size_t begin = 0; begin < order.size(); begin += size_t(config_.rec_batch)) {
+    size_t end = std::min(order.size(), begin + size_t(config_.rec_batch));
+    std::vector<cv::Mat> batch;
+    for (size_t i = begin; i < end; ++i) batch.push_back(crops[order[i]]);
+    int width = preprocess_rec_batch(batch, input);
+    Tensor probs = rec_->run(std::vector<Tensor>{nchw_view(input, int64_t(batch.size()), 48, width)})[0];
+    SKIFF_CHECK_SHAPE(probs.dim() == 3 && probs.size(0) == int64_t(batch.size()),
+                      "ocr: the recognizer returned shape {}, expected [{}, T, C]", probs.shape(), batch.size());
+    Tensor p = probs.is_contiguous() ? probs : skiff::detail::contiguous_copy(probs);
+    const int64_t steps = p.size(1), classes = p.size(2);
+    for (size_t i = begin; i < end; ++i)
+      texts[order[i]] = ctc_greedy_decode(p.data<float>() + int64_t(i - begin) * steps * classes, int(steps),
+                                          int(classes), *charset_);
+  }
+  return texts;
+}
+
+OcrResult Pipeline::run(const cv::Mat& image) const {
+  auto t_start = Clock::now();
+  OcrResult result;
+  cv::Mat bgr = to_bgr8(image);
+
+  auto t0 = Clock::now();
+  result.detections = detect(bgr);
+  result.timings.det_ms = ms_since(t0);
+
+  t0 = Clock::now();
+  std::vector<cv::Mat> crops;
+  crops.reserve(result.detections.size());
+  for (const auto& box : result.detections) crops.push_back(crop_text_region(bgr, box.quad));
+  result.timings.post_ms += ms_since(t0);
+
+  result.angles.assign(result.detections.size(), -1);
+  if (cls_ && !crops.empty()) {
+    t0 = Clock::now();
+    result.angles = classify(crops);
+    result.timings.cls_ms = ms_since(t0);
+  }
+
+  std::vector<DecodedText> texts;
+  if (!crops.empty()) {
+    t0 = Clock::now();
+    texts = recognize(crops);
+    result.timings.rec_ms = ms_since(t0);
+  }
+
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (texts[i].score < config_.rec_score_thresh) continue;
+    result.lines.push_back(OcrLine{result.detections[i].quad, texts[i].text, texts[i].score,
+                                   result.detections[i].score, result.angles[i]});
+  }
+  result.timings.total_ms = ms_since(t_start);
+  return result;
+}
+
+cv::Mat read_image(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) SKIFF_THROW(IoError, "{}: no such file", path);
+  if (fs::is_directory(path, ec)) SKIFF_THROW(IoError, "{}: is a directory, not an image", path);
+  auto size = fs::file_size(path, ec);
+  if (ec) SKIFF_THROW(IoError, "{}: cannot read ({})", path, ec.message());
+  if (size == 0) SKIFF_THROW(IoError, "{}: the file is empty", path);
+  cv::Mat img;
+  try {
+    img = cv::imread(path, cv::IMREAD_COLOR);
+  } catch (const cv::Exception& e) {
+    SKIFF_THROW(IoError, "{}: cannot decode the image ({})", path, e.what());
+  }
+  if (img.empty()) SKIFF_THROW(IoError, "{}: cannot decode the image (corrupt or not an image format OpenCV reads)", path);
+  return img;
+}
+
+}  // namespace skiff::ocr

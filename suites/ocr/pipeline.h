@@ -1,0 +1,96 @@
+#pragma once
+/// \file pipeline.h
+/// The PP-OCR pipeline: detect text lines (DB), turn upside-down lines (text-line
+/// orientation classifier), read each line (CTC recognizer). Each stage follows
+/// PaddleOCR's inference code (tools/infer/predict_system.py) so the same models
+/// give the same lines; the models run through skiff's Predictor.
+///
+/// A Pipeline loads its three models once. run() is const and thread-safe: one
+/// Pipeline can serve many threads.
+
+#include <opencv2/core.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "suites/ocr/ctc_decode.h"
+#include "suites/ocr/db_postprocess.h"
+#include "suites/ocr/geometry.h"
+#include "suites/ocr/preprocess.h"
+
+namespace skiff::engine {
+class Predictor;
+}
+
+namespace skiff::ocr {
+
+struct PipelineConfig {
+  /// Zoo model names or local .onnx files.
+  std::string det_model = "ppocr-v4-det";
+  std::string rec_model = "ppocr-v4-rec";
+  std::string cls_model = "ppocr-mobile-v2-cls";
+  /// Character dictionary of the recognizer; "" = the zoo model's ppocr_keys_v1.txt,
+  /// or a ppocr_keys_v1.txt beside a local recognizer file.
+  std::string rec_dict;
+  /// Run the 0/180-degree text-line orientation classifier (PaddleOCR: use_textline_orientation).
+  bool use_textline_orientation = true;
+  DetPreprocessParams det;         ///< text_det_limit_side_len (default 960)
+  DbParams db;                     ///< text_det_thresh 0.3, text_det_box_thresh 0.6, text_det_unclip_ratio 1.5
+  float rec_score_thresh = 0.5f;   ///< lines scoring below are dropped (text_rec_score_thresh)
+  float cls_thresh = 0.9f;         ///< turn a line only when the classifier is this sure
+  int rec_batch = 6;               ///< recognizer batch size (PaddleOCR rec_batch_num)
+  int cls_batch = 6;               ///< classifier batch size (PaddleOCR cls_batch_num)
+};
+
+/// One recognised text line.
+struct OcrLine {
+  Quad quad;           ///< in image pixels, clockwise from top-left
+  std::string text;
+  float score = 0;     ///< recognizer confidence (mean max-probability of the kept steps)
+  float det_score = 0; ///< detector box score
+  int angle = -1;      ///< rotation applied before reading (0 or 180); -1 when the classifier did not run
+};
+
+struct OcrTimings {
+  double total_ms = 0, det_ms = 0, cls_ms = 0, rec_ms = 0, post_ms = 0;
+};
+
+struct OcrResult {
+  std::vector<TextBox> detections;  ///< every detected box, reading order (dt_polys, dt_scores)
+  std::vector<int> angles;          ///< per detection: rotation applied (0 or 180), -1 without the classifier
+  std::vector<OcrLine> lines;       ///< kept lines (score >= threshold), reading order
+  OcrTimings timings;
+};
+
+class Pipeline {
+ public:
+  /// Loads (pulling from the zoo on first use) the configured models.
+  /// \throws ValueError/IoError naming the model or dictionary that cannot be had.
+  explicit Pipeline(PipelineConfig config = {});
+  ~Pipeline();
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  /// OCR of one 8-bit image (BGR, or gray / BGRA, converted). An image without text gives
+  /// an empty result. \throws ValueError for an empty image or an unsupported pixel type.
+  OcrResult run(const cv::Mat& image) const;
+
+  const PipelineConfig& config() const { return config_; }
+  const Charset& charset() const { return *charset_; }
+
+ private:
+  std::vector<TextBox> detect(const cv::Mat& bgr) const;
+  std::vector<int> classify(std::vector<cv::Mat>& crops) const;
+  std::vector<DecodedText> recognize(const std::vector<cv::Mat>& crops) const;
+
+  PipelineConfig config_;
+  std::unique_ptr<engine::Predictor> det_, rec_, cls_;
+  std::unique_ptr<Charset> charset_;
+};
+
+/// Reads an image file for OCR (any format OpenCV decodes; EXIF orientation applied).
+/// \throws IoError naming the file when it cannot be read or decoded (missing, empty, corrupt).
+cv::Mat read_image(const std::string& path);
+
+}  // namespace skiff::ocr
