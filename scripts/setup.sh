@@ -42,6 +42,8 @@ command -v npm >/dev/null || echo "setup: note: npm not found; zoo models from n
 
 [ "${SKIFF_SKIP_BUILD:-0}" = 1 ] && exit 0
 
+# Paths relative to the checkout in ccache keys: a fresh clone elsewhere (CI) reuses the cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(pwd)}"
 BUILD_DIR="${SKIFF_BUILD_DIR:-build}"
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
