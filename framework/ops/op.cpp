@@ -227,7 +227,54 @@ void record(const OpDef& op, const std::vector<Tensor>& inputs, std::vector<Tens
 
 }  // namespace
 
+// ---- op observer -----------------------------------------------------------------------------
+
+static thread_local detail::OpObserver* t_observer = nullptr;
+
+namespace detail {
+OpObserver* op_observer() { return t_observer; }
+OpObserver* set_op_observer(OpObserver* observer) {
+  OpObserver* prev = t_observer;
+  t_observer = observer;
+  return prev;
+}
+}  // namespace detail
+
+namespace {
+
+/// Uninstalls the observer for one op (and its report), reinstalling it on exit.
+struct ObserverPause {
+  detail::OpObserver* saved;
+  ObserverPause() : saved(t_observer) { t_observer = nullptr; }
+  ~ObserverPause() { t_observer = saved; }
+};
+
+std::vector<Tensor> run_op(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs);
+Tensor& run_op_inplace(const OpDef& op, Tensor& self, const std::vector<Tensor>& inputs, const Attrs& attrs);
+
+}  // namespace
+
 std::vector<Tensor> call_op(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs) {
+  if (t_observer == nullptr) [[likely]] return run_op(op, inputs, attrs);
+  ObserverPause pause;
+  std::vector<Tensor> outputs = run_op(op, inputs, attrs);
+  pause.saved->on_op(op, inputs, outputs, attrs, false);
+  return outputs;
+}
+
+Tensor& call_op_inplace(const OpDef& op, Tensor& self, const std::vector<Tensor>& inputs, const Attrs& attrs) {
+  if (t_observer == nullptr) [[likely]] return run_op_inplace(op, self, inputs, attrs);
+  ObserverPause pause;
+  // The observer needs the inputs as they were: `self` may be one of them.
+  std::vector<Tensor> before = inputs;
+  run_op_inplace(op, self, inputs, attrs);
+  pause.saved->on_op(op, before, {self}, attrs, true);
+  return self;
+}
+
+namespace {
+
+std::vector<Tensor> run_op(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs) {
   check_inputs(op, inputs);
   std::vector<Tensor> outputs;
   if (op.view) {
@@ -248,11 +295,7 @@ std::vector<Tensor> call_op(const OpDef& op, const std::vector<Tensor>& inputs, 
   return outputs;
 }
 
-Tensor call_op1(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs) {
-  return std::move(call_op(op, inputs, attrs)[0]);
-}
-
-Tensor& call_op_inplace(const OpDef& op, Tensor& self, const std::vector<Tensor>& inputs, const Attrs& attrs) {
+Tensor& run_op_inplace(const OpDef& op, Tensor& self, const std::vector<Tensor>& inputs, const Attrs& attrs) {
   check_inputs(op, inputs);
   SKIFF_CHECK(!(GradMode::enabled() && any_requires_grad(inputs)),
               "{}_: in-place operation on tensors that require grad is not supported (autograd needs "
@@ -276,6 +319,12 @@ Tensor& call_op_inplace(const OpDef& op, Tensor& self, const std::vector<Tensor>
   if (!outputs[0].is_same(self)) detail::copy_into(self, outputs[0]);
   self.storage()->bump_version();
   return self;
+}
+
+}  // namespace
+
+Tensor call_op1(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs) {
+  return std::move(call_op(op, inputs, attrs)[0]);
 }
 
 }  // namespace skiff

@@ -147,6 +147,31 @@ Tensor call_op1(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs&
 /// to record the write (an input requires grad while grad mode is on).
 Tensor& call_op_inplace(const OpDef& op, Tensor& self, const std::vector<Tensor>& inputs, const Attrs& attrs = {});
 
+// ---- op observer (graph tracing) ----------------------------------------------------
+
+namespace detail {
+
+/// Sees every op call_op()/call_op_inplace() runs on one thread: the hook graph
+/// tracing (framework/graph/trace.h) records eager code with. While an observer is
+/// installed, call_op uninstalls it for the duration of the op and of on_op(), so
+/// ops that run other ops inside (kernels, the observer itself) are reported once,
+/// at the outermost level. With none installed the cost is one thread-local load.
+class OpObserver {
+ public:
+  virtual ~OpObserver() = default;
+  /// Called after the op ran. `inplace`: call_op_inplace wrote the result into
+  /// `outputs[0]`, which is `inputs[0]`'s tensor.
+  virtual void on_op(const OpDef& op, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                     const Attrs& attrs, bool inplace) = 0;
+};
+
+/// The observer installed on this thread (nullptr: none).
+OpObserver* op_observer();
+/// Installs `observer` (nullptr removes it) on this thread; returns the previous one.
+OpObserver* set_op_observer(OpObserver* observer);
+
+}  // namespace detail
+
 // ---- grad mode ---------------------------------------------------------------------
 
 /// Thread-local switch for recording autograd graphs (on by default).

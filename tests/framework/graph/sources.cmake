@@ -9,3 +9,7 @@ skiff_add_test(skiff_graph_models_test
   DEPS skiff_framework
   LABELS network)
 target_compile_definitions(skiff_graph_models_test PRIVATE SKIFF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+# Training side of the graph: tracing eager modules to IR, GraphModule (graphs as trainable modules).
+skiff_add_test(skiff_graph_train_test
+  SOURCES framework/graph/trace_test.cpp framework/graph/graph_module_test.cpp
+  DEPS skiff_framework)
