@@ -13,3 +13,8 @@ target_compile_definitions(skiff_graph_models_test PRIVATE SKIFF_SOURCE_DIR="${P
 skiff_add_test(skiff_graph_train_test
   SOURCES framework/graph/trace_test.cpp framework/graph/graph_module_test.cpp
   DEPS skiff_framework)
+# GraphModule on the real PP-OCR classifier; pulls the model from the zoo on first use.
+skiff_add_test(skiff_graph_train_models_test
+  SOURCES framework/graph/graph_module_models_test.cpp
+  DEPS skiff_framework
+  LABELS network)
