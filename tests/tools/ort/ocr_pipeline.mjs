@@ -21,6 +21,7 @@ const USAGE = `
 usage: node ocr_pipeline.mjs IMAGE [IMAGE ...] --det DET.onnx --rec REC.onnx
                              [--cls CLS.onnx] --dict ppocr_keys_v1.txt
                              [--use_textline_orientation true|false] [--threads N] [--json]
+                             [--bench N [--warmup W]]
 
   --det, --rec, --cls    ch_PP-OCRv4_det_infer.onnx, ch_PP-OCRv4_rec_infer.onnx,
                          ch_ppocr_mobile_v2.0_cls_infer.onnx
@@ -29,6 +30,11 @@ usage: node ocr_pipeline.mjs IMAGE [IMAGE ...] --det DET.onnx --rec REC.onnx
   --json                 one JSON object per image per line (PaddleOCR 3.x keys)
   --limit_side_len N     detector long-side limit (default 960)
   --drop_score X         drop recognized lines scoring below X (default 0.5)
+  --bench N              benchmark instead: after loading and W warm-up runs on the first
+                         image (--warmup, default 1), read + OCR each image N times and
+                         print per-image medians of the end-to-end time (decode -> text)
+                         and of its stages, then the medians over the images (the keys of
+                         skiff bench ocr --json; see bench/compare_ocr.sh)
 `;
 
 const SPEC = {
@@ -41,6 +47,8 @@ const SPEC = {
   json: { type: 'bool', default: false },
   limit_side_len: { type: 'int', default: 960, min: 32 },
   drop_score: { type: 'string', default: '0.5' },
+  bench: { type: 'int', default: 0, min: 0 },
+  warmup: { type: 'int', default: 1, min: 1 },
 };
 
 const REC_BATCH = 6;
@@ -114,6 +122,7 @@ async function ocrImage(ctx, imagePath) {
   const now = () => performance.now();
   const t0 = now();
   const img = readImageBGR(imagePath);
+  const decode = now() - t0;
 
   // detection: resize + normalize + model
   let t = now();
@@ -172,8 +181,70 @@ async function ocrImage(ctx, imagePath) {
     rec_polys: recPolys,
     rec_boxes: recBoxes,
     textline_orientation_angles: angles,
-    timings_ms: { total: r3(now() - t0), det: r3(det), cls: r3(cls), rec: r3(recMs), post: r3(post) },
+    timings_ms: { total: r3(now() - t0), decode: r3(decode), det: r3(det), cls: r3(cls), rec: r3(recMs), post: r3(post) },
   };
+}
+
+const STAGES = ['e2e', 'decode', 'det', 'cls', 'rec', 'post'];
+
+function median(v) {
+  const a = [...v].sort((x, y) => x - y);
+  const n = a.length;
+  if (!n) return 0;
+  return n % 2 ? a[(n - 1) / 2] : 0.5 * (a[n / 2 - 1] + a[n / 2]);
+}
+
+// Per-stage medians of samples {e2e, decode, det, cls, rec, post} (ms).
+function medians(samples) {
+  return Object.fromEntries(STAGES.map((k) => [`${k}_ms`, median(samples.map((s) => s[k]))]));
+}
+
+// Unrounded stage times of one run, the way `skiff bench ocr` splits them.
+async function timedRun(ctx, imagePath) {
+  const r = await ocrImage(ctx, imagePath);
+  const t = r.timings_ms;
+  return { sample: { e2e: t.total, decode: t.decode, det: t.det, cls: t.cls, rec: t.rec, post: t.post }, lines: r.rec_texts.length };
+}
+
+// --bench N: the measurement of `skiff bench ocr` (same JSON keys) over ORT.
+async function benchmark(ctx, images, loadMs) {
+  const { opts } = ctx;
+  const threads = opts.threads;
+  const t = performance.now();
+  await timedRun(ctx, images[0]);
+  const firstMs = performance.now() - t;
+  for (let i = 1; i < opts.warmup; i++) await timedRun(ctx, images[0]);
+  const perImage = [];
+  const row = (name, m, extra = '') =>
+    console.log(`${name.padEnd(28)}${STAGES.map((k, i) => m[`${k}_ms`].toFixed(1).padStart(i ? 9 : 10)).join('')}  ${extra}`);
+  if (!opts.json) {
+    console.log(`${'image'.padEnd(28)}${STAGES.map((k, i) => k.padStart(i ? 9 : 10)).join('')}  (medians of ${opts.bench} runs, ms; ONNX Runtime)`);
+    console.log(`-- threads ${threads}: pipeline load ${loadMs.toFixed(0)} ms, first run ${firstMs.toFixed(0)} ms`);
+  }
+  for (const img of images) {
+    const runs = [];
+    let lines = 0;
+    for (let r = 0; r < opts.bench; r++) {
+      const res = await timedRun(ctx, img);
+      runs.push(res.sample);
+      lines = res.lines;
+    }
+    const m = medians(runs);
+    perImage.push(m);
+    if (opts.json) console.log(JSON.stringify({ bench: 'ocr', image: img, threads, runs: opts.bench, lines, ...m }));
+    else row(path.basename(img), m, `${lines} lines`);
+  }
+  const overall = Object.fromEntries(STAGES.map((k) => [`${k}_ms`, median(perImage.map((m) => m[`${k}_ms`]))]));
+  const sumE2e = perImage.reduce((a, m) => a + m.e2e_ms, 0);
+  if (opts.json) {
+    console.log(JSON.stringify({
+      bench: 'ocr', image: '(median)', threads, images: images.length, runs: opts.bench, ...overall,
+      sum_e2e_ms: sumE2e, load_ms: loadMs, first_run_ms: firstMs, runtime: `onnxruntime-node ${ctx.ort.env?.versions?.common ?? ''}`.trim(),
+    }));
+  } else {
+    row('(median of images)', overall);
+    console.log(`(sum of images) e2e ${sumE2e.toFixed(1)} ms`);
+  }
 }
 
 runMain('ocr_pipeline', USAGE, async () => {
@@ -193,6 +264,7 @@ runMain('ocr_pipeline', USAGE, async () => {
   const dropScore = Number(opts.drop_score);
   if (!Number.isFinite(dropScore)) throw new UsageError(`--drop_score takes a number, not '${opts.drop_score}'`);
   for (const p of positional) requireFile(p, 'image');
+  const tLoad = performance.now();
   const ort = await loadOrt();
   const { cv } = await loadCv();
   const sessions = {
@@ -200,7 +272,12 @@ runMain('ocr_pipeline', USAGE, async () => {
     rec: await createSession(opts.rec, opts.threads),
     cls: opts.use_textline_orientation ? await createSession(opts.cls, opts.threads) : null,
   };
+  const loadMs = performance.now() - tLoad;
   const ctx = { ort, cv, sessions, characters: loadCharacters(opts.dict), opts, dropScore };
+  if (opts.bench > 0) {
+    await benchmark(ctx, positional, loadMs);
+    return;
+  }
   let failed = 0;
   for (const p of positional) {
     let res;
