@@ -3,7 +3,7 @@
 # PP-OCR models, one case after the other on this machine, and prints
 # skiff/ORT median-latency ratios (< 1 means skiff is faster).
 #   bench/compare_models.sh [MODEL_DIR] [threads, default 1,2]
-#   MODEL_DIR (or env SKIFF_OCR_MODEL_DIR) holds ch_PP-OCRv4_det_infer.onnx,
+#   Without MODEL_DIR the zoo's cached models are used. MODEL_DIR (or env SKIFF_OCR_MODEL_DIR) holds ch_PP-OCRv4_det_infer.onnx,
 #   ch_PP-OCRv4_rec_infer.onnx and ch_ppocr_mobile_v2.0_cls_infer.onnx; env
 #   DET_MODEL / REC_MODEL / CLS_MODEL name the files one by one instead.
 #   env: SKIFF_BIN (default build/bin/skiff), WARMUP (3), ITERS (20),
@@ -18,18 +18,21 @@ ITERS="${ITERS:-20}"
 ORT_ONLY="${ORT_ONLY:-0}"
 
 die() { echo "compare_models: error: $*" >&2; exit 2; }
-model() {  # model VAR FILE
+model() {  # model VAR FILE ZOO_NAME
   local v="${!1:-}"
   if [ -z "$v" ]; then
-    [ -n "$MODEL_DIR" ] || die "give the model folder: bench/compare_models.sh MODEL_DIR (or set SKIFF_OCR_MODEL_DIR, or $1)"
-    v="$MODEL_DIR/$2"
+    if [ -n "$MODEL_DIR" ]; then
+      v="$MODEL_DIR/$2"
+    else  # default: the zoo's cached copy (pulled on first use)
+      v="$("$SKIFF_BIN" zoo path "$3")/$2" || die "cannot get zoo model $3 (or give MODEL_DIR / $1)"
+    fi
   fi
   [ -f "$v" ] || die "model file '$v' does not exist"
   echo "$v"
 }
-DET="$(model DET_MODEL ch_PP-OCRv4_det_infer.onnx)"
-REC="$(model REC_MODEL ch_PP-OCRv4_rec_infer.onnx)"
-CLS="$(model CLS_MODEL ch_ppocr_mobile_v2.0_cls_infer.onnx)"
+DET="$(model DET_MODEL ch_PP-OCRv4_det_infer.onnx ppocr-v4-det)"
+REC="$(model REC_MODEL ch_PP-OCRv4_rec_infer.onnx ppocr-v4-rec)"
+CLS="$(model CLS_MODEL ch_ppocr_mobile_v2.0_cls_infer.onnx ppocr-mobile-v2-cls)"
 [[ "$THREADS" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "threads must look like 1,2 (got '$THREADS')"
 if [ "$ORT_ONLY" != 1 ] && [ ! -x "$SKIFF_BIN" ]; then
   die "$SKIFF_BIN not found (build skiff first, or set SKIFF_BIN, or ORT_ONLY=1 for the ONNX Runtime half)"
