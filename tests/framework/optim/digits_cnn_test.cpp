@@ -8,6 +8,7 @@
 
 #include "framework/autograd/engine.h"
 #include "framework/core/rng.h"
+#include "framework/core/threading.h"
 #include "framework/data/dataloader.h"
 #include "framework/data/digits.h"
 #include "framework/nn/nn.h"
@@ -17,6 +18,13 @@
 
 namespace skiff {
 namespace {
+
+// Sets the thread count for a scope and restores the previous one.
+struct ThreadCountGuard {
+  explicit ThreadCountGuard(int n) : saved(num_threads()) { set_num_threads(n); }
+  ~ThreadCountGuard() { set_num_threads(saved); }
+  int saved;
+};
 
 // A 3x3 convolution with padding 1 (keeps H and W).
 std::shared_ptr<nn::Conv2d> conv3x3(int64_t in, int64_t out, Generator* gen) {
@@ -71,6 +79,9 @@ double accuracy(nn::Module& model, const Tensor& x, const Tensor& y) {
 TEST(DigitsCnnTest, ReachesNinetySevenPercentOnHeldOutFifth) {
   auto path = data::find_digits_csv();
   if (!path) GTEST_SKIP() << "python3-sklearn is not installed (scripts/setup.sh installs it)";
+  // One thread: the tensors are tiny, so a second thread only adds synchronisation, and
+  // with ctest -j on a loaded machine spinning OpenMP teams slow this test down ~7x.
+  ThreadCountGuard one_thread(1);
   const auto t0 = std::chrono::steady_clock::now();
   Split s = split_fifth(data::load_digits(*path));
   ASSERT_EQ(s.train_x.shape(), (Shape{1438, 1, 8, 8}));

@@ -6,6 +6,7 @@
 
 #include "framework/autograd/engine.h"
 #include "framework/core/rng.h"
+#include "framework/core/threading.h"
 #include "framework/nn/nn.h"
 #include "framework/ops/ops.h"
 #include "framework/optim/lbfgs.h"
@@ -13,7 +14,17 @@
 namespace skiff::optim {
 namespace {
 
+// Sets the thread count for a scope and restores the previous one.
+struct ThreadCountGuard {
+  explicit ThreadCountGuard(int n) : saved(num_threads()) { set_num_threads(n); }
+  ~ThreadCountGuard() { set_num_threads(saved); }
+  int saved;
+};
+
 TEST(LBFGSFitTest, MlpFitsSineToOneMicroMse) {
+  // One thread: the tensors are tiny, so a second thread only adds synchronisation, and
+  // with ctest -j on a loaded machine spinning OpenMP teams slow this test down ~7x.
+  ThreadCountGuard one_thread(1);
   Generator gen(11);
   auto model = std::make_shared<nn::Sequential>(std::initializer_list<nn::ModulePtr>{
       std::make_shared<nn::Linear>(1, 24, true, &gen), std::make_shared<nn::Tanh>(),
