@@ -36,6 +36,27 @@ Example TensorDataset::get(int64_t index) const {
   return out;
 }
 
+void check_shard(const StreamShard& s) {
+  SKIFF_CHECK(s.block >= 1, "StreamShard: block must be >= 1, got {}", s.block);
+  SKIFF_CHECK(s.num_shards >= 1, "StreamShard: num_shards must be >= 1, got {}", s.num_shards);
+  SKIFF_CHECK(s.shard >= 0 && s.shard < s.num_shards, "StreamShard: shard {} out of range [0, {})", s.shard,
+              s.num_shards);
+  SKIFF_CHECK(s.first_block >= 0, "StreamShard: first_block must be >= 0, got {}", s.first_block);
+}
+
+ExampleStream IterableDataset::stream(int64_t epoch, const StreamShard& shard) const {
+  check_shard(shard);
+  ExampleStream all = stream(epoch);
+  if (shard.num_shards == 1 && shard.first_block == 0) return all;
+  auto position = std::make_shared<int64_t>(0);
+  return [all = std::move(all), shard, position]() -> std::optional<Example> {
+    while (auto ex = all()) {
+      if (shard.contains((*position)++)) return ex;
+    }
+    return std::nullopt;
+  };
+}
+
 Example MapDataset::get(int64_t index) const {
   Generator gen(sample_seed(0, 0, index));
   return get(index, gen);

@@ -38,13 +38,43 @@ class Dataset {
 /// Next example of a stream, or nullopt at the end.
 using ExampleStream = std::function<std::optional<Example>()>;
 
+/// The part of a stream one reader wants. The stream is cut into blocks of `block`
+/// consecutive examples (block k holds positions k*block .. k*block + block - 1);
+/// the shard holds the blocks k with k >= first_block and k % num_shards == shard,
+/// in stream order. The DataLoader uses one block per batch, so worker w of n reads
+/// exactly the batches w, w + n, ... and first_block skips the batches a resumed
+/// run has already seen.
+struct StreamShard {
+  int64_t shard = 0;
+  int64_t num_shards = 1;
+  int64_t block = 1;
+  int64_t first_block = 0;
+  /// Whether stream position `position` belongs to the shard.
+  bool contains(int64_t position) const {
+    const int64_t k = position / block;
+    return k >= first_block && k % num_shards == shard;
+  }
+};
+
 /// A dataset read sequentially (a file of records, a generator of synthetic data).
+/// Streams of different epochs or shards may be open at the same time (one per
+/// DataLoader worker), each used by one thread.
 class IterableDataset {
  public:
   virtual ~IterableDataset() = default;
-  /// A fresh stream for `epoch`; independent streams may be opened one after another.
+  /// A fresh stream over every example of `epoch`.
   virtual ExampleStream stream(int64_t epoch) const = 0;
+  /// A fresh stream over the examples of `shard` only, in stream order. The default
+  /// reads stream(epoch) and drops the other examples, which is correct for any
+  /// source but makes every worker read (and pay for) the whole stream; sources that
+  /// can seek (indexed record files, synthetic generators) should override it.
+  /// 	hrows ValueError for an invalid shard (block < 1, num_shards < 1, shard or
+  /// first_block out of range).
+  virtual ExampleStream stream(int64_t epoch, const StreamShard& shard) const;
 };
+
+/// Checks a StreamShard. 	hrows ValueError naming the bad field.
+void check_shard(const StreamShard& shard);
 
 /// Samples taken from the leading dimension of named tensors (all of equal
 /// length N): get(i) = {name: tensor[i]}. \throws ShapeError on unequal lengths.

@@ -38,6 +38,7 @@ void save_checkpoint(const fs::path& path, const Checkpoint& ckpt) {
   md["skiff.optimizer"] = ckpt.optimizer_state;
   md["skiff.scheduler"] = ckpt.scheduler_state;
   md["skiff.rng"] = json(ckpt.rng).dump();
+  md["skiff.data"] = json(ckpt.data).dump();
   json metrics = json::object();
   for (const auto& [k, v] : ckpt.metrics) metrics[k] = v;
   md["skiff.metrics"] = metrics.dump();
@@ -65,6 +66,12 @@ Checkpoint load_checkpoint(const fs::path& path, const LoadOptions& options) {
     if (!it->is_string())
       SKIFF_THROW(IoError, "checkpoint '{}': rng state '{}' is not a string", path.string(), it.key());
     c.rng[it.key()] = it->get<std::string>();
+  }
+  const json data = parse_meta_json(md, "skiff.data", path);
+  for (auto it = data.begin(); it != data.end(); ++it) {
+    if (!it->is_string())
+      SKIFF_THROW(IoError, "checkpoint '{}': data-loader state '{}' is not a string", path.string(), it.key());
+    c.data[it.key()] = it->get<std::string>();
   }
   const json metrics = parse_meta_json(md, "skiff.metrics", path);
   for (auto it = metrics.begin(); it != metrics.end(); ++it) {

@@ -11,7 +11,8 @@
 ///   - tensors `model/<name>`, `optimizer/<name>`, `extra/<name>`;
 ///   - `__metadata__`: `skiff.format` = "skiff.checkpoint.v1", `skiff.step`,
 ///     `skiff.optimizer`, `skiff.scheduler` (opaque JSON strings), `skiff.rng`
-///     (JSON object name -> Generator::state()), `skiff.metrics` (JSON object
+///     (JSON object name -> Generator::state()), `skiff.data` (JSON object
+///     loader name -> its position string, see data::LoaderState), `skiff.metrics` (JSON object
 ///     name -> number), `skiff.metadata` (JSON object of user strings).
 
 #include <cstdint>
@@ -34,6 +35,9 @@ struct Checkpoint {
   std::string optimizer_state;  ///< optimizer non-tensor state (hyper-parameters, counters) as JSON
   std::string scheduler_state;  ///< LR scheduler state as JSON
   std::map<std::string, std::string> rng;  ///< generator name -> Generator::state()
+  /// data-loader name -> its position in the data stream (data::LoaderState::str()), so a
+  /// resumed run continues mid-epoch with the same batches. Absent in older files: empty.
+  std::map<std::string, std::string> data;
   std::map<std::string, double> metrics;   ///< e.g. {"val_acc": 0.97}; keep-best ranks by one of them
   Metadata metadata;                       ///< free-form user strings (config hash, git revision, ...)
 };
