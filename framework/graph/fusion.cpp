@@ -533,6 +533,26 @@ size_t fuse_channel_mul(Graph& g) {
   return ed.finish();
 }
 
+size_t select_blocked_layouts(Graph& g) {
+  std::unordered_map<std::string, std::vector<std::pair<const Node*, size_t>>> readers;
+  for (const auto& n : g.nodes)
+    for (size_t k = 0; k < n.inputs.size(); ++k)
+      if (!n.inputs[k].empty()) readers[n.inputs[k]].emplace_back(&n, k);
+  size_t changed = 0;
+  for (auto& n : g.nodes) {
+    if (n.op_type != "skiff.FusedConv" || n.outputs.size() != 1 || g.is_graph_output(n.outputs[0])) continue;
+    auto it = readers.find(n.outputs[0]);
+    if (it == readers.end()) continue;
+    bool all_convs = true;
+    for (const auto& [reader, k] : it->second)
+      all_convs &= reader->op_type == "skiff.FusedConv" && k == 0 && fusable_conv(g, *reader);
+    if (!all_convs || n.attr_int("dst_blocked", 0)) continue;
+    n.attrs["dst_blocked"] = int64_t(1);
+    ++changed;
+  }
+  return changed;
+}
+
 size_t fuse_all(Graph& g) {
   size_t n = fold_conv_affine(g);
   n += fuse_activations(g);
@@ -540,6 +560,7 @@ size_t fuse_all(Graph& g) {
   n += fuse_conv_residual(g);
   n += fuse_conv_activation(g);
   n += fuse_channel_mul(g);
+  n += select_blocked_layouts(g);
   return n;
 }
 

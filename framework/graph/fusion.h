@@ -50,6 +50,15 @@ size_t fuse_conv_residual(Graph& g);
 /// and x is [N, C, H, W] float32, else the broadcasting Mul/Add.
 size_t fuse_channel_mul(Graph& g);
 
+/// Marks each skiff.FusedConv whose output is read only by other fused convs
+/// (as their input 0) with dst_blocked=1: when it runs on oneDNN it then
+/// leaves its result in oneDNN's channel-blocked layout (nChw16c, a
+/// [N, ceil(C / 16), H, W, 16] tensor) and the next conv reads it without the
+/// two reorders through NCHW. Values that are graph outputs or reach any other
+/// op stay NCHW. A fused conv that takes its composite path produces NCHW, and
+/// a consumer accepts either, so correctness never depends on the backend.
+size_t select_blocked_layouts(Graph& g);
+
 /// All of the above in order; returns the total number of rewrites.
 size_t fuse_all(Graph& g);
 

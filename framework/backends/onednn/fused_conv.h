@@ -21,15 +21,19 @@
 ///   Sum       y = x + residual          (fused conv only; at most one, reads input 3)
 ///
 /// Kernel "skiff_fused_conv2d" (CPU, float32):
-///   inputs  {x [N, C, H, W], weight [O, C / groups, kh, kw], bias [O] or undefined, residual [N, O, oh, ow]
+///   inputs  {x [N, C, H, W] or blocked [N, ceil(C / 16), H, W, 16] (oneDNN nChw16c), weight [O, C / groups, kh, kw], bias [O] or undefined, residual [N, O, oh, ow]
 ///            (only with a Sum step)}, all contiguous;
-///   outputs {y [N, O, oh, ow]} pre-allocated;
+///   outputs {y [N, O, oh, ow], or blocked [N, ceil(O / 16), oh, ow, 16] to keep the result in
+///            nChw16c for a following fused conv} pre-allocated;
 ///   attrs   "stride", "padding", "dilation" (two values each), "groups", plus the post-op chain.
 ///   The weights are reordered into the primitive's layout once and cached (keyed by the weight
 ///   storage and its version), so the weight tensor must stay unchanged between calls or be
 ///   modified only through skiff ops (which bump the version).
 ///   \throws NotImplementedError when oneDNN has no implementation for the geometry; the caller
 ///   then runs the composite path.
+///
+/// Kernel "skiff_unblock" (CPU, float32): inputs {x blocked [N, ceil(C / 16), H, W, 16]},
+///   outputs {y [N, C, H, W]} pre-allocated: converts nChw16c back to NCHW.
 ///
 /// Kernel "skiff_eltwise_chain" (CPU, float32):
 ///   inputs {x} contiguous, outputs {y} pre-allocated with x's shape, attrs: the post-op chain
@@ -43,5 +47,7 @@ enum class PostOpKind : int64_t { Relu = 0, Clip = 1, HardSwish = 2, Linear = 3,
 
 inline constexpr const char* kFusedConvKernel = "skiff_fused_conv2d";
 inline constexpr const char* kEltwiseChainKernel = "skiff_eltwise_chain";
+inline constexpr const char* kUnblockKernel = "skiff_unblock";
+inline constexpr int64_t kBlock = 16;  ///< channel block of the nChw16c layout
 
 }  // namespace skiff::onednn

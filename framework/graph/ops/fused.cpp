@@ -143,10 +143,28 @@ std::vector<Tensor> fused_conv_composite(const OpContext& c, const std::vector<P
   return one(y);
 }
 
+/// A blocked (nChw16c) activation [N, ceil(C / 16), H, W, 16] back in NCHW.
+Tensor unblocked(const Tensor& x, int64_t channels) {
+  const KernelEntry* k = cpu_f32_kernel(onednn::kUnblockKernel);
+  SKIFF_ASSERT(k != nullptr, "a blocked activation exists but the oneDNN backend is not available");
+  std::vector<Tensor> inputs{contiguous(x)};
+  std::vector<Tensor> outputs{empty({x.size(0), channels, x.size(2), x.size(3)}, DType::Float32)};
+  k->fn(KernelContext{inputs, outputs, Attrs{}});
+  return outputs[0];
+}
+
 std::vector<Tensor> fused_conv_op(const OpContext& c) {
   std::vector<PostOp> chain = post_ops_of(c.node);
-  const Tensor& x = c.input(0);
   const Tensor& w = c.input(1);
+  const int64_t group = c.node.attr_int("group", 1);
+  std::vector<Tensor> inputs = c.inputs;
+  // A blocked input comes from a fused conv that ran on oneDNN (see select_blocked_layouts).
+  const bool blocked_in = inputs[0].dim() == 5;
+  auto composite = [&] {
+    if (blocked_in) inputs[0] = unblocked(inputs[0], w.size(1) * group);
+    return fused_conv_composite(OpContext{c.node, inputs, c.opset}, chain);
+  };
+  const Tensor& x = c.input(0);
   const bool has_sum = c.has(3);
   auto all_f32 = [&] {
     for (size_t i = 0; i < c.num_inputs(); ++i)
@@ -154,28 +172,31 @@ std::vector<Tensor> fused_conv_op(const OpContext& c) {
     return true;
   };
   const KernelEntry* kernel = cpu_f32_kernel(onednn::kFusedConvKernel);
-  if (!kernel || x.device() != kCPU || !all_f32() || x.dim() != 4 || w.dim() != 4) return fused_conv_composite(c, chain);
+  if (!kernel || x.device() != kCPU || !all_f32() || (x.dim() != 4 && !blocked_in) || w.dim() != 4) return composite();
+  const Shape logical_x = blocked_in ? Shape{x.size(0), w.size(1) * group, x.size(2), x.size(3)} : x.shape();
   std::vector<int64_t> kernel_hw{w.size(2), w.size(3)};
   auto strides = c.node.attr_ints("strides", {1, 1});
   auto dilations = c.node.attr_ints("dilations", {1, 1});
-  int64_t group = c.node.attr_int("group", 1);
   std::vector<int64_t> padding;
   if (strides.size() != 2 || dilations.size() != 2 || !conv_padding(c.node, x, kernel_hw, strides, dilations, padding) ||
-      x.size(1) != w.size(1) * group || w.size(0) % group != 0 || (c.has(2) && c.inputs[2].shape() != Shape{w.size(0)}))
-    return fused_conv_composite(c, chain);
+      logical_x[1] != w.size(1) * group || w.size(0) % group != 0 || (c.has(2) && c.inputs[2].shape() != Shape{w.size(0)}))
+    return composite();
   Attrs a{{"stride", strides}, {"padding", padding}, {"dilation", dilations}, {"groups", group}};
-  nn_detail::Conv2dParams p = nn_detail::Conv2dParams::from(x.shape(), w.shape(), a);
-  if (p.oh <= 0 || p.ow <= 0) return fused_conv_composite(c, chain);
-  if (has_sum && c.inputs[3].shape() != p.output_shape()) return fused_conv_composite(c, chain);
+  nn_detail::Conv2dParams p = nn_detail::Conv2dParams::from(logical_x, w.shape(), a);
+  if (p.oh <= 0 || p.ow <= 0) return composite();
+  if (has_sum && c.inputs[3].shape() != p.output_shape()) return composite();
   chain_attrs(chain, c.node, a);
   auto contig = [](const Tensor& t) { return t.defined() ? contiguous(t) : t; };
-  std::vector<Tensor> inputs{contig(x), contig(w), c.has(2) ? contig(c.inputs[2]) : Tensor()};
-  if (has_sum) inputs.push_back(contig(c.inputs[3]));
-  std::vector<Tensor> outputs{empty(p.output_shape(), DType::Float32)};
+  std::vector<Tensor> args{contig(x), contig(w), c.has(2) ? contig(c.inputs[2]) : Tensor()};
+  if (has_sum) args.push_back(contig(c.inputs[3]));
+  const bool blocked_out = c.node.attr_int("dst_blocked", 0) != 0;
+  const int64_t kb = onednn::kBlock;
+  std::vector<Tensor> outputs{blocked_out ? empty({p.n, (p.o + kb - 1) / kb, p.oh, p.ow, kb}, DType::Float32)
+                                          : empty(p.output_shape(), DType::Float32)};
   try {
-    kernel->fn(KernelContext{inputs, outputs, a});
+    kernel->fn(KernelContext{args, outputs, a});
   } catch (const NotImplementedError&) {
-    return fused_conv_composite(c, chain);
+    return composite();
   }
   return outputs;
 }

@@ -351,7 +351,7 @@ TEST(FusionPasses, SqueezeExciteGateBecomesChannelMul) {
   expect_preserved(se_graph(false), {x}, fuse_channel_mul, 1);
   expect_preserved(se_graph(true), {x}, fuse_channel_mul, 2);
   Graph g = se_graph(true);
-  expect_preserved(g, {x}, fuse_all, 6);
+  expect_preserved(g, {x}, fuse_all, 7);  // + the blocked layout between the two gate convs
   fuse_all(g);
   EXPECT_EQ(count_ops(g, "skiff.FusedConv"), 2u);
   ASSERT_EQ(count_ops(g, "skiff.ChannelMul"), 1u);
@@ -372,6 +372,52 @@ TEST(FusionPasses, ChannelMulFallsBackForOtherShapes) {
                 .build();
   expect_preserved(g, {randn({2, 3, 4, 4}, DType::Float32, &gen), randn({2, 3, 4, 4}, DType::Float32, &gen)},
                    fuse_channel_mul, 2);
+}
+
+// ---- select_blocked_layouts ----------------------------------------------------------------
+
+TEST(FusionPasses, ConvChainsKeepTheBlockedLayoutBetweenFusedConvs) {
+  Generator gen(20);
+  // x -> conv1 (relu) -> conv2 dw (hardswish) -> conv3 (relu) -> y, and conv2's output also feeds
+  // a GlobalAveragePool: only conv1's output may stay blocked. Channel counts not multiples of 16.
+  GraphBuilder b(13);
+  b.input("x", {-1, 5, -1, -1})
+      .init("w1", mul(randn({20, 5, 3, 3}, DType::Float32, &gen), 0.3))
+      .init("w2", mul(randn({20, 1, 3, 3}, DType::Float32, &gen), 0.3))
+      .init("w3", mul(randn({7, 20, 1, 1}, DType::Float32, &gen), 0.3))
+      .init("b3", randn({7}, DType::Float32, &gen))
+      .node("Conv", {"x", "w1"}, {"c1"}, pads1())
+      .node("Relu", {"c1"}, {"r1"})
+      .node("Conv", {"r1", "w2"}, {"c2"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"group", int64_t(20)}});
+  hardswish(b, "c2", "h2");
+  b.node("Conv", {"h2", "w3", "b3"}, {"c3"})
+      .node("Relu", {"c3"}, {"y"})
+      .node("GlobalAveragePool", {"h2"}, {"p"})
+      .output("y")
+      .output("p");
+  Graph g = b.build();
+  Tensor x = randn({2, 5, 9, 10}, DType::Float32, &gen);
+  std::vector<Tensor> before = run(g, {x});
+  fuse_all(g);
+  ASSERT_EQ(count_ops(g, "skiff.FusedConv"), 3u);
+  int blocked = 0;
+  for (const auto& n : g.nodes) blocked += n.attr_int("dst_blocked", 0) != 0;
+  EXPECT_EQ(blocked, 1);
+  EXPECT_EQ(g.nodes[0].attr_int("dst_blocked", 0), 1);
+  EXPECT_EQ(select_blocked_layouts(g), 0u);  // idempotent
+  std::vector<Tensor> after = run(g, {x});
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_LT(rel_diff(after[i], before[i]), 1e-5) << "output " << i;
+  // The consumer of a blocked value may fall back to its composite path (asymmetric padding here).
+  for (auto& n : g.nodes)
+    if (n.attr_int("group", 1) == 20) n.attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
+  Graph asym = g;
+  for (auto& n : asym.nodes)
+    if (n.attr_int("group", 1) == 20) n.attrs["pads"] = std::vector<int64_t>{1, 0, 1, 2};
+  Graph asym_ref = b.build();
+  for (auto& n : asym_ref.nodes)
+    if (n.attr_int("group", 1) == 20) n.attrs["pads"] = std::vector<int64_t>{1, 0, 1, 2};
+  std::vector<Tensor> ref = run(asym_ref, {x}), got = run(asym, {x});
+  for (size_t i = 0; i < ref.size(); ++i) EXPECT_LT(rel_diff(got[i], ref[i]), 1e-5) << "output " << i;
 }
 
 // ---- the pipeline ----------------------------------------------------------------------------

@@ -130,7 +130,7 @@ std::tuple<dnnl::algorithm, float, float> eltwise_of(const Step& s) {
 
 struct FusedConvPlan {
   dnnl::convolution_forward prim;
-  dnnl::memory::desc scratch, bias, src_user, src_prim, wei_user, wei_prim, dst_user, dst_prim;
+  dnnl::memory::desc scratch, bias, src_user, src_prim, wei_user, wei_prim, dst_user, dst_prim, res_user;
   std::optional<dnnl::reorder> src_reorder, dst_in_reorder, dst_out_reorder;
   dnnl::memory::desc src_reorder_scratch, dst_in_scratch, dst_out_scratch;
   bool with_sum = false;
@@ -139,10 +139,17 @@ struct FusedConvPlan {
 /// Geometry, thread count, bias flag, then three numbers per chain step.
 using PlanKey = std::vector<double>;
 
-PlanKey make_key(const Conv2dParams& p, bool with_bias, const std::vector<Step>& chain) {
+/// Activation layouts on the skiff side: NCHW, or nChw16c (a [N, ceil(C / 16), H, W, 16] tensor).
+struct Layouts {
+  bool src_blocked = false;
+  bool dst_blocked = false;
+};
+
+PlanKey make_key(const Conv2dParams& p, bool with_bias, const std::vector<Step>& chain, Layouts lay) {
   PlanKey k{double(p.n), double(p.c), double(p.h), double(p.w), double(p.o), double(p.kh), double(p.kw),
             double(p.oh), double(p.ow), double(p.sh), double(p.sw), double(p.ph), double(p.pw), double(p.dh),
-            double(p.dw), double(p.groups), double(omp_get_max_threads()), double(with_bias)};
+            double(p.dw), double(p.groups), double(omp_get_max_threads()), double(with_bias),
+            double(lay.src_blocked), double(lay.dst_blocked)};
   for (const Step& s : chain) {
     k.push_back(double(int64_t(s.kind)));
     k.push_back(s.alpha);
@@ -160,7 +167,8 @@ std::optional<dnnl::reorder> make_reorder(const dnnl::memory::desc& from, const 
   return dnnl::reorder(pd);
 }
 
-std::optional<FusedConvPlan> build_plan(const Conv2dParams& p, bool with_bias, const std::vector<Step>& chain) {
+std::optional<FusedConvPlan> build_plan(const Conv2dParams& p, bool with_bias, const std::vector<Step>& chain,
+                                        Layouts lay) {
   using dims = dnnl::memory::dims;
   const dims src_dims{p.n, p.c, p.h, p.w}, dst_dims{p.n, p.o, p.oh, p.ow};
   const bool grouped = p.groups > 1;
@@ -199,9 +207,10 @@ std::optional<FusedConvPlan> build_plan(const Conv2dParams& p, bool with_bias, c
   FusedConvPlan plan;
   plan.with_sum = with_sum;
   plan.bias = bias_md;
-  plan.src_user = dnnl::memory::desc(src_dims, dt::f32, tag::nchw);
+  plan.src_user = dnnl::memory::desc(src_dims, dt::f32, lay.src_blocked ? tag::nChw16c : tag::nchw);
   plan.wei_user = dnnl::memory::desc(wei_dims, dt::f32, grouped ? tag::goihw : tag::oihw);
-  plan.dst_user = dnnl::memory::desc(dst_dims, dt::f32, tag::nchw);
+  plan.dst_user = dnnl::memory::desc(dst_dims, dt::f32, lay.dst_blocked ? tag::nChw16c : tag::nchw);
+  plan.res_user = dnnl::memory::desc(dst_dims, dt::f32, tag::nchw);
   plan.src_prim = pd.src_desc();
   plan.wei_prim = pd.weights_desc();
   plan.dst_prim = pd.dst_desc();
@@ -209,21 +218,22 @@ std::optional<FusedConvPlan> build_plan(const Conv2dParams& p, bool with_bias, c
   plan.prim = dnnl::convolution_forward(pd);
   plan.src_reorder = make_reorder(plan.src_user, plan.src_prim, plan.src_reorder_scratch);
   plan.dst_out_reorder = make_reorder(plan.dst_prim, plan.dst_user, plan.dst_out_scratch);
-  if (with_sum) plan.dst_in_reorder = make_reorder(plan.dst_user, plan.dst_prim, plan.dst_in_scratch);
+  if (with_sum) plan.dst_in_reorder = make_reorder(plan.res_user, plan.dst_prim, plan.dst_in_scratch);
   return plan;
 }
 
-std::shared_ptr<const FusedConvPlan> get_plan(const Conv2dParams& p, bool with_bias, const std::vector<Step>& chain) {
+std::shared_ptr<const FusedConvPlan> get_plan(const Conv2dParams& p, bool with_bias, const std::vector<Step>& chain,
+                                              Layouts lay) {
   static std::mutex mu;
   static std::map<PlanKey, std::shared_ptr<const FusedConvPlan>> cache;
   constexpr size_t kMaxPlans = 512;
-  PlanKey key = make_key(p, with_bias, chain);
+  PlanKey key = make_key(p, with_bias, chain, lay);
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   std::shared_ptr<const FusedConvPlan> plan;
   try {
-    if (auto built = build_plan(p, with_bias, chain)) plan = std::make_shared<const FusedConvPlan>(std::move(*built));
+    if (auto built = build_plan(p, with_bias, chain, lay)) plan = std::make_shared<const FusedConvPlan>(std::move(*built));
   } catch (const dnnl::error&) {
     plan = nullptr;
   }
@@ -302,9 +312,13 @@ void fused_conv2d_onednn(const KernelContext& c) {
   for (size_t i = 0; i < c.inputs.size(); ++i)
     SKIFF_CHECK(!c.inputs[i].defined() || c.inputs[i].is_contiguous(),
                 "skiff_fused_conv2d: input {} must be contiguous", i);
-  Conv2dParams p = Conv2dParams::from(x.shape(), w.shape(), c.attrs);
+  Layouts lay{x.dim() == 5, c.outputs[0].dim() == 5};
+  const int64_t groups = c.attrs.get_int("groups");
+  // A blocked input [N, ceil(C / 16), H, W, 16] holds C = weight.size(1) * groups channels.
+  const Shape logical_x = lay.src_blocked ? Shape{x.size(0), w.size(1) * groups, x.size(2), x.size(3)} : x.shape();
+  Conv2dParams p = Conv2dParams::from(logical_x, w.shape(), c.attrs);
   std::shared_ptr<const FusedConvPlan> plan;
-  if (p.n > 0 && p.c > 0 && p.o > 0) plan = get_plan(p, with_bias, chain);
+  if (p.n > 0 && p.c > 0 && p.o > 0) plan = get_plan(p, with_bias, chain, lay);
   if (!plan) SKIFF_THROW(NotImplementedError, "skiff_fused_conv2d: oneDNN has no kernel for this geometry");
   num_threads();  // applies SKIFF_NUM_THREADS to the OpenMP pool oneDNN runs on
   try {
@@ -322,10 +336,10 @@ void fused_conv2d_onednn(const KernelContext& c) {
     if (with_sum) {
       const Tensor& r = c.inputs[3];
       if (plan->dst_in_reorder) {
-        dnnl::memory res(plan->dst_user, eng, r.data_ptr());
+        dnnl::memory res(plan->res_user, eng, r.data_ptr());
         run_reorder(*plan->dst_in_reorder, plan->dst_in_scratch, res, dst, ws);
       } else {
-        std::memcpy(dst.get_data_handle(), r.data_ptr(), plan->dst_user.get_size());
+        std::memcpy(dst.get_data_handle(), r.data_ptr(), plan->res_user.get_size());
       }
     }
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src},
@@ -388,8 +402,22 @@ void eltwise_chain_onednn(const KernelContext& c) {
   }
 }
 
+void unblock_onednn(const KernelContext& c) {
+  const Tensor& x = c.inputs[0];
+  const Tensor& y = c.outputs[0];
+  SKIFF_CHECK(x.dim() == 5 && y.dim() == 4 && x.is_contiguous(), "skiff_unblock: expected a 5-D blocked input");
+  num_threads();
+  dnnl::engine& eng = cpu_engine();
+  const dnnl::memory::dims dims{y.size(0), y.size(1), y.size(2), y.size(3)};
+  dnnl::memory from(dnnl::memory::desc(dims, dt::f32, tag::nChw16c), eng, x.data_ptr());
+  dnnl::memory to(dnnl::memory::desc(dims, dt::f32, tag::nchw), eng, y.data_ptr());
+  dnnl::reorder(from, to).execute(thread_stream(), from, to);
+  thread_stream().wait();
+}
+
 }  // namespace
 
+SKIFF_REGISTER_KERNEL(skiff_unblock, CPU, "onednn", dtype_bit(DType::Float32), 10, unblock_onednn);
 SKIFF_REGISTER_KERNEL(skiff_fused_conv2d, CPU, "onednn", dtype_bit(DType::Float32), 10, fused_conv2d_onednn);
 SKIFF_REGISTER_KERNEL(skiff_eltwise_chain, CPU, "onednn", dtype_bit(DType::Float32), 10, eltwise_chain_onednn);
 
