@@ -533,6 +533,16 @@ size_t fuse_channel_mul(Graph& g) {
   return ed.finish();
 }
 
+size_t use_fused_convs(Graph& g) {
+  size_t changed = 0;
+  for (auto& n : g.nodes)
+    if (n.op_type == "Conv" && fusable_conv(g, n)) {
+      to_fused_conv(n);
+      ++changed;
+    }
+  return changed;
+}
+
 size_t select_blocked_layouts(Graph& g) {
   std::unordered_map<std::string, std::vector<std::pair<const Node*, size_t>>> readers;
   for (const auto& n : g.nodes)
@@ -560,6 +570,7 @@ size_t fuse_all(Graph& g) {
   n += fuse_conv_residual(g);
   n += fuse_conv_activation(g);
   n += fuse_channel_mul(g);
+  n += use_fused_convs(g);
   n += select_blocked_layouts(g);
   return n;
 }

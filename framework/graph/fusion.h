@@ -50,6 +50,11 @@ size_t fuse_conv_residual(Graph& g);
 /// and x is [N, C, H, W] float32, else the broadcasting Mul/Add.
 size_t fuse_channel_mul(Graph& g);
 
+/// Rewrites every remaining 2-D Conv with constant float32 weights into a
+/// skiff.FusedConv with an empty chain, so it too reuses weights reordered once
+/// and can exchange blocked activations with its neighbours.
+size_t use_fused_convs(Graph& g);
+
 /// Marks each skiff.FusedConv whose output is read only by other fused convs
 /// (as their input 0) with dst_blocked=1: when it runs on oneDNN it then
 /// leaves its result in oneDNN's channel-blocked layout (nChw16c, a

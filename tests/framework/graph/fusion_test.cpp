@@ -374,6 +374,27 @@ TEST(FusionPasses, ChannelMulFallsBackForOtherShapes) {
                    fuse_channel_mul, 2);
 }
 
+// ---- use_fused_convs -------------------------------------------------------------------------
+
+TEST(FusionPasses, PlainConvsWithConstantWeightsUseTheFusedOp) {
+  Generator gen(21);
+  Graph g = GraphBuilder(13)
+                .input("x", {-1, 4, -1, -1})
+                .input("wv", {4, 4, 3, 3})
+                .init("w", randn({6, 4, 3, 3}, DType::Float32, &gen))
+                .node("Conv", {"x", "w"}, {"y"}, pads1())
+                .node("Conv", {"x", "wv"}, {"z"})
+                .output("y")
+                .output("z")
+                .build();
+  std::vector<Tensor> inputs{randn({2, 4, 7, 6}, DType::Float32, &gen), randn({4, 4, 3, 3}, DType::Float32, &gen)};
+  expect_preserved(g, inputs, use_fused_convs, 1);
+  use_fused_convs(g);
+  EXPECT_EQ(g.nodes[0].op_type, "skiff.FusedConv");
+  EXPECT_TRUE(chain_names(g.nodes[0]).empty());
+  EXPECT_EQ(g.nodes[1].op_type, "Conv");
+}
+
 // ---- select_blocked_layouts ----------------------------------------------------------------
 
 TEST(FusionPasses, ConvChainsKeepTheBlockedLayoutBetweenFusedConvs) {
