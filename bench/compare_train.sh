@@ -10,8 +10,17 @@ FILTER="${2:-}"
 bench/setup_peer.sh >&2
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-build/bin/skiff_train_bench --threads-list "$THREADS" ${FILTER:+--filter "$FILTER"} --json > "$OUT/skiff.jsonl"
-/usr/bin/python3 bench/pytorch_train.py "$THREADS" "$FILTER" > "$OUT/torch.jsonl"
+# Each (model, threads) pair runs skiff then PyTorch back to back, so a change in
+# machine load between pairs affects both sides alike (check `uptime` first).
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+for model in crnn gpt resnet8; do
+  [[ -n "$FILTER" && "$model" != *"$FILTER"* ]] && continue
+  for nt in ${THREADS//,/ }; do
+    build/bin/skiff_train_bench --threads-list "$nt" --filter "$model" --json >> "$OUT/skiff.jsonl"
+    /usr/bin/python3 bench/pytorch_train.py "$nt" "$model" >> "$OUT/torch.jsonl"
+  done
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 /usr/bin/python3 - "$OUT/skiff.jsonl" "$OUT/torch.jsonl" <<'PY'
 import json, sys
 load = lambda p: {(r["bench"], r["threads"]): r for r in map(json.loads, open(p))}
