@@ -533,6 +533,43 @@ size_t fuse_channel_mul(Graph& g) {
   return ed.finish();
 }
 
+size_t fuse_upsample_add(Graph& g) {
+  Editor ed(g);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& n = g.nodes[i];
+    if (ed.dead[i] || n.outputs.size() != 1) continue;
+    if (n.op_type == "Resize" && g.opset_version >= 11 && n.attr_string("mode", "nearest") == "nearest" &&
+        n.inputs.size() >= 3 && n.inputs.size() <= 4) {
+      n.op_type = "skiff.UpsampleNearest";
+      ++ed.rewrites;
+      continue;
+    }
+    if (n.op_type != "Add" || n.inputs.size() != 2 || n.inputs[0] == n.inputs[1]) continue;
+    for (int k = 0; k < 2; ++k) {
+      const std::string u = n.inputs[size_t(k)], r = n.inputs[size_t(1 - k)];
+      Node* up = ed.producer_of(u);
+      if (!up || up->op_type != "skiff.UpsampleNearest" || up->inputs.size() > 4 || !ed.used_only(u, 1) ||
+          !is_computed(g, r))
+        continue;
+      const size_t ui = ed.index_of(u);
+      ed.kill(i);
+      ed.kill(ui);
+      Node fused = std::move(g.nodes[ui]);
+      fused.inputs.resize(5);
+      fused.inputs[4] = r;
+      fused.outputs = n.outputs;
+      g.nodes[i] = std::move(fused);
+      ed.dead[i] = false;
+      for (const auto& in : g.nodes[i].inputs)
+        if (!in.empty()) ++ed.uses[in];
+      ed.producer[g.nodes[i].outputs[0]] = i;
+      ++ed.rewrites;
+      break;
+    }
+  }
+  return ed.finish();
+}
+
 size_t use_fused_convs(Graph& g) {
   size_t changed = 0;
   for (auto& n : g.nodes)
@@ -570,6 +607,7 @@ size_t fuse_all(Graph& g) {
   n += fuse_conv_residual(g);
   n += fuse_conv_activation(g);
   n += fuse_channel_mul(g);
+  n += fuse_upsample_add(g);
   n += use_fused_convs(g);
   n += select_blocked_layouts(g);
   return n;

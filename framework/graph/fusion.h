@@ -50,6 +50,12 @@ size_t fuse_conv_residual(Graph& g);
 /// and x is [N, C, H, W] float32, else the broadcasting Mul/Add.
 size_t fuse_channel_mul(Graph& g);
 
+/// Rewrites nearest Resize nodes (opset >= 11) into "skiff.UpsampleNearest"
+/// (same inputs and attributes; a direct loop for integer factors with
+/// asymmetric/floor coordinates, the Resize op otherwise) and folds a following
+/// Add(r, resized), whose resized operand has no other use, into it as input 4.
+size_t fuse_upsample_add(Graph& g);
+
 /// Rewrites every remaining 2-D Conv with constant float32 weights into a
 /// skiff.FusedConv with an empty chain, so it too reuses weights reordered once
 /// and can exchange blocked activations with its neighbours.

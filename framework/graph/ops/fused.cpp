@@ -7,11 +7,14 @@
 //                     plus the post-op chain: "post_ops" (strings), "post_alpha", "post_beta" (floats).
 //   skiff.Eltwise     inputs {x}; the post-op chain (no "sum").
 //   skiff.ChannelMul  inputs {x, s}; y = x * s, plus x when attribute "residual" is 1.
+//   skiff.UpsampleNearest  a Resize node (same inputs and attributes) plus an optional residual
+//                     input 4 added to the result; fast path for integer nearest upsampling.
 //
 // Chain steps: relu, clip (alpha = lo, beta = hi), hardswish, linear (alpha * x + beta), sigmoid,
 // swish (x * sigmoid(alpha * x)), sum (+ residual).
 #include "framework/graph/ops/fused.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "framework/backends/onednn/fused_conv.h"
@@ -255,6 +258,68 @@ std::vector<Tensor> channel_mul_op(const OpContext& c) {
   return one(y);
 }
 
+/// Integer nearest-upsampling factors (fh, fw) of a Resize node for input x, or {0, 0} when the
+/// node is not an exact integer nearest upsampling of H and W with floor(o / f) source indices.
+std::pair<int64_t, int64_t> nearest_factors(const OpContext& c, const Tensor& x) {
+  const Node& n = c.node;
+  if (c.opset < 11 || x.dim() != 4 || n.attr_string("mode", "nearest") != "nearest") return {0, 0};
+  const std::string coord = n.attr_string("coordinate_transformation_mode", "half_pixel");
+  const std::string rounding = n.attr_string("nearest_mode", "round_prefer_floor");
+  // asymmetric + floor: src = floor(o / f) exactly; other modes are left to the Resize op.
+  if (coord != "asymmetric" || rounding != "floor") return {0, 0};
+  std::vector<int64_t> sizes;
+  if (c.has(2) && c.inputs[2].numel() > 0) {
+    auto scales = to(c.inputs[2], DType::Float64).to_vector<double>();
+    if (scales.size() != 4) return {0, 0};
+    for (int64_t d = 0; d < 4; ++d) sizes.push_back(int64_t(std::floor(double(x.size(d)) * scales[size_t(d)])));
+  } else if (c.has(3) && c.inputs[3].numel() > 0) {
+    sizes = c.ints(3);
+  }
+  if (sizes.size() != 4 || sizes[0] != x.size(0) || sizes[1] != x.size(1) || x.size(2) == 0 || x.size(3) == 0)
+    return {0, 0};
+  if (sizes[2] % x.size(2) != 0 || sizes[3] % x.size(3) != 0) return {0, 0};
+  return {sizes[2] / x.size(2), sizes[3] / x.size(3)};
+}
+
+/// Resize (nearest, integer factors) optionally followed by + residual (input 4).
+std::vector<Tensor> upsample_nearest_op(const OpContext& c) {
+  const Tensor& x = c.input(0);
+  const bool with_residual = c.has(4);
+  auto [fh, fw] = nearest_factors(c, x);
+  const bool fast = fh > 0 && fw > 0 && x.dtype() == DType::Float32 && x.device() == kCPU &&
+                    (!with_residual || (c.inputs[4].dtype() == DType::Float32 &&
+                                        c.inputs[4].shape() == Shape{x.size(0), x.size(1), x.size(2) * fh,
+                                                                     x.size(3) * fw}));
+  if (!fast) {
+    const GraphOp* resize = find_graph_op("Resize");
+    std::vector<Tensor> args(c.inputs.begin(), c.inputs.begin() + std::min<size_t>(c.num_inputs(), 4));
+    Tensor y = resize->run(OpContext{c.node, args, c.opset})[0];
+    return one(with_residual ? add(c.inputs[4], y) : y);
+  }
+  const Tensor xc = contiguous(x);
+  const Tensor r = with_residual ? contiguous(c.inputs[4]) : Tensor();
+  const int64_t h = x.size(2), w = x.size(3), oh = h * fh, ow = w * fw, planes = x.size(0) * x.size(1);
+  Tensor y = empty({x.size(0), x.size(1), oh, ow}, DType::Float32);
+  const float* xp = xc.data<float>();
+  const float* rp = with_residual ? r.data<float>() : nullptr;
+  float* yp = y.data<float>();
+#pragma omp parallel for num_threads(num_threads()) schedule(static) if (planes * oh * ow > 32768)
+  for (int64_t p = 0; p < planes; ++p) {
+    for (int64_t i = 0; i < oh; ++i) {
+      const float* src = xp + (p * h + i / fh) * w;
+      float* dst = yp + (p * oh + i) * ow;
+      if (rp) {
+        const float* res = rp + (p * oh + i) * ow;
+        for (int64_t j = 0; j < ow; ++j) dst[j] = res[j] + src[j / fw];
+      } else {
+        for (int64_t j = 0; j < ow; ++j) dst[j] = src[j / fw];
+      }
+    }
+  }
+  return one(y);
+}
+
+SKIFF_REGISTER_GRAPH_OP("skiff.UpsampleNearest", upsample_nearest_op);
 SKIFF_REGISTER_GRAPH_OP("skiff.FusedConv", fused_conv_op);
 SKIFF_REGISTER_GRAPH_OP("skiff.Eltwise", eltwise_op);
 SKIFF_REGISTER_GRAPH_OP("skiff.ChannelMul", channel_mul_op);

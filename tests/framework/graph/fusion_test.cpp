@@ -395,6 +395,35 @@ TEST(FusionPasses, PlainConvsWithConstantWeightsUseTheFusedOp) {
   EXPECT_EQ(g.nodes[1].op_type, "Conv");
 }
 
+// ---- fuse_upsample_add -------------------------------------------------------------------------
+
+Graph upsample_graph(const std::string& coord, Tensor scales, bool add_output_too) {
+  GraphBuilder b(13);
+  b.input("x", {-1, 3, -1, -1}).input("r", {-1, 3, -1, -1}).init("roi", empty({0})).init("scales", scales);
+  b.node("Resize", {"x", "roi", "scales"}, {"u"},
+         {{"mode", std::string("nearest")}, {"coordinate_transformation_mode", coord},
+          {"nearest_mode", std::string("floor")}})
+      .node("Add", {"r", "u"}, {"y"})
+      .output("y");
+  if (add_output_too) b.output("u");
+  return b.build();
+}
+
+TEST(FusionPasses, NearestUpsampleAndAddBecomeOneOp) {
+  Generator gen(22);
+  Tensor x = randn({2, 3, 5, 4}, DType::Float32, &gen), r = randn({2, 3, 10, 12}, DType::Float32, &gen);
+  Tensor s23 = from_vector(std::vector<float>{1.f, 1.f, 2.f, 3.f});
+  expect_preserved(upsample_graph("asymmetric", s23, false), {x, r}, fuse_upsample_add, 2);
+  Graph g = upsample_graph("asymmetric", s23, false);
+  fuse_upsample_add(g);
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].op_type, "skiff.UpsampleNearest");
+  // The resized value is also a graph output: only the Resize is rewritten.
+  expect_preserved(upsample_graph("asymmetric", s23, true), {x, r}, fuse_upsample_add, 1);
+  // Other coordinate modes take the Resize op's path.
+  expect_preserved(upsample_graph("half_pixel", s23, false), {x, r}, fuse_upsample_add, 2);
+}
+
 // ---- select_blocked_layouts ----------------------------------------------------------------
 
 TEST(FusionPasses, ConvChainsKeepTheBlockedLayoutBetweenFusedConvs) {
