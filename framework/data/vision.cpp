@@ -5,10 +5,10 @@
 #include <cstring>
 #include <numbers>
 #include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "framework/core/error.h"
+#include "framework/data/image_io.h"
 #include "framework/io/file.h"
 
 namespace skiff::data {
@@ -66,17 +66,8 @@ Tensor warp(const Tensor& image, const cv::Mat& m, double fill, Interp interp, s
 
 Tensor decode_image_bytes(std::string_view bytes, std::string_view name, ColorMode mode) {
   if (bytes.empty()) SKIFF_THROW(IoError, "cannot decode image '{}': the file is empty", name);
-  cv::Mat m;
-  try {
-    cv::Mat buf(1, int(bytes.size()), CV_8UC1, const_cast<char*>(bytes.data()));
-    m = cv::imdecode(buf, mode == ColorMode::RGB ? cv::IMREAD_COLOR : cv::IMREAD_GRAYSCALE);
-  } catch (const cv::Exception& e) {
-    SKIFF_THROW(IoError, "cannot decode image '{}': {}", name, e.what());
-  }
-  if (m.empty())
-    SKIFF_THROW(IoError, "cannot decode image '{}': not a supported image format, or the data is corrupt", name);
-  if (m.depth() != CV_8U) m.convertTo(m, CV_8U);
-  if (mode == ColorMode::RGB) cv::cvtColor(m, m, cv::COLOR_BGR2RGB);
+  cv::Mat m = data::decode_image({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, std::string(name));
+  cv::cvtColor(m, m, mode == ColorMode::RGB ? cv::COLOR_BGR2RGB : cv::COLOR_BGR2GRAY);
   return from_mat(m);
 }
 
@@ -91,15 +82,7 @@ void write_image(const fs::path& path, const Tensor& image) {
   SKIFF_CHECK_DTYPE(img.dtype() == DType::UInt8, "write_image: expected uint8, got {}", dtype_name(img.dtype()));
   cv::Mat m = as_mat(img).clone();
   if (m.channels() == 3) cv::cvtColor(m, m, cv::COLOR_RGB2BGR);
-  std::vector<uchar> buf;
-  bool ok = false;
-  try {
-    ok = cv::imencode(path.extension().string(), m, buf);
-  } catch (const cv::Exception& e) {
-    SKIFF_THROW(IoError, "cannot encode image '{}': {}", path.string(), e.what());
-  }
-  if (!ok) SKIFF_THROW(IoError, "cannot encode image '{}' (unknown extension?)", path.string());
-  io::write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(buf.data()), buf.size()));
+  data::write_image_file(path.string(), m);
 }
 
 Tensor resize(const Tensor& image, int64_t height, int64_t width, Interp interp) {
