@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <glob.h>
 #include <nlohmann/json.hpp>
-#include <opencv2/imgcodecs.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include "apps/skiff/commands.h"
 #include "framework/core/error.h"
 #include "framework/core/threading.h"
+#include "framework/data/image_io.h"
 #include "framework/io/file.h"
 #include "suites/ocr/draw_result.h"
 #include "suites/ocr/pipeline.h"
@@ -128,8 +128,7 @@ void save_results(const std::string& dir, const std::string& input, const cv::Ma
   std::string ext = in.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
   if (ext != ".png" && ext != ".jpg" && ext != ".jpeg" && ext != ".bmp") ext = ".png";
-  std::vector<uchar> encoded;
-  SKIFF_CHECK_T(IoError, cv::imencode(ext, vis, encoded), "cannot encode the result image for {}", input);
+  const std::vector<uint8_t> encoded = data::encode_image(vis, ext);
   write_atomically(fs::path(dir) / (stem + "_ocr_res_img" + ext), std::string(encoded.begin(), encoded.end()));
 }
 
@@ -182,8 +181,7 @@ struct SynthCommandOptions {
 void run_synth(const SynthCommandOptions& o) {
   if (o.sample) {
     ocr::SynthImage img = ocr::render_sample_receipt();
-    std::vector<uchar> png;
-    cv::imencode(".png", img.image, png);
+    const std::vector<uint8_t> png = data::encode_image(img.image, ".png");
     write_atomically(o.out, std::string(png.begin(), png.end()));
     for (const auto& l : img.lines) fmt::print("{}\n", l.text);
     return;

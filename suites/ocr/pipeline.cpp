@@ -1,6 +1,5 @@
 #include "suites/ocr/pipeline.h"
 
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <chrono>
@@ -8,6 +7,8 @@
 #include <numeric>
 
 #include "framework/core/error.h"
+#include "framework/data/image_io.h"
+#include "framework/io/file.h"
 #include "framework/engine/predictor.h"
 #include "framework/zoo/zoo.h"
 #include "suites/ocr/box_order.h"
@@ -182,14 +183,12 @@ cv::Mat read_image(const std::string& path) {
   auto size = fs::file_size(path, ec);
   if (ec) SKIFF_THROW(IoError, "{}: cannot read ({})", path, ec.message());
   if (size == 0) SKIFF_THROW(IoError, "{}: the file is empty", path);
-  cv::Mat img;
+  const std::string bytes = io::read_file(path);
   try {
-    img = cv::imread(path, cv::IMREAD_COLOR);
-  } catch (const cv::Exception& e) {
+    return data::decode_image({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, path);
+  } catch (const IoError& e) {
     SKIFF_THROW(IoError, "{}: cannot decode the image ({})", path, e.what());
   }
-  if (img.empty()) SKIFF_THROW(IoError, "{}: cannot decode the image (corrupt or not an image format OpenCV reads)", path);
-  return img;
 }
 
 }  // namespace skiff::ocr

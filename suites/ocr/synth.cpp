@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <numbers>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <span>
 
 #include "framework/core/error.h"
+#include "framework/data/image_io.h"
 #include "framework/io/file.h"
 #include "suites/ocr/font.h"
 
@@ -543,8 +543,11 @@ namespace {
 
 std::string encode_jpeg(const cv::Mat& img, const std::string& what) {
   std::vector<uint8_t> buf;
-  SKIFF_CHECK_T(IoError, cv::imencode(".jpg", img, buf, {cv::IMWRITE_JPEG_QUALITY, 95}),
-                "write_synth_dataset: could not encode {} as JPEG", what);
+  try {
+    buf = data::encode_image(img, ".jpg", 95);
+  } catch (const IoError& e) {
+    SKIFF_THROW(IoError, "write_synth_dataset: could not encode {} as JPEG ({})", what, e.what());
+  }
   return {buf.begin(), buf.end()};
 }
 

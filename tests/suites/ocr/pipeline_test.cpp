@@ -3,7 +3,6 @@
 // (Chinese, English, digits, mixed; rotated, upside down, noisy, coloured),
 // images without text, bad files, thread safety and bounded memory.
 #include <gtest/gtest.h>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <unistd.h>
 

@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <optional>
 #include <set>
@@ -17,6 +16,7 @@
 #include <thread>
 
 #include "framework/core/error.h"
+#include "framework/data/image_io.h"
 #include "framework/io/file.h"
 #include "suites/ocr/font.h"
 
@@ -369,7 +369,7 @@ TEST(SynthDatasetTest, WritesPaddleOcrLabelsAtomically) {
     ASSERT_NE(tab, std::string::npos);
     const std::string rel = det[i].substr(0, tab);
     EXPECT_EQ(rel, fmt::format("img_{:05d}.jpg", i));
-    const cv::Mat img = cv::imread((dir.path / rel).string());
+    const cv::Mat img = data::read_image_file((dir.path / rel).string());
     ASSERT_FALSE(img.empty()) << rel;
     const auto labels = nlohmann::json::parse(det[i].substr(tab + 1));
     ASSERT_TRUE(labels.is_array());
@@ -397,7 +397,7 @@ TEST(SynthDatasetTest, WritesPaddleOcrLabelsAtomically) {
     const size_t tab = line.find('\t');
     ASSERT_NE(tab, std::string::npos);
     EXPECT_EQ(line.rfind("crops/", 0), 0u);
-    const cv::Mat crop = cv::imread((dir.path / line.substr(0, tab)).string());
+    const cv::Mat crop = data::read_image_file((dir.path / line.substr(0, tab)).string());
     ASSERT_FALSE(crop.empty()) << line;
     EXPECT_GT(crop.cols, 0);
     EXPECT_FALSE(line.substr(tab + 1).empty());
@@ -420,8 +420,7 @@ TEST(SampleReceiptTest, MatchesCommittedSample) {
   const SynthImage s = render_sample_receipt();
   if (const char* regen = std::getenv("SKIFF_REGENERATE_SAMPLE");
       regen && std::string(regen) == "1") {
-    std::vector<uint8_t> png;
-    ASSERT_TRUE(cv::imencode(".png", s.image, png, {cv::IMWRITE_PNG_COMPRESSION, 9}));
+    const std::vector<uint8_t> png = data::encode_image(s.image, ".png", 95, 9);
     fs::create_directories(dir);
     io::write_file_atomic(dir / "ocr_sample.png", std::string(png.begin(), png.end()));
     std::string txt;
@@ -429,7 +428,7 @@ TEST(SampleReceiptTest, MatchesCommittedSample) {
     io::write_file_atomic(dir / "ocr_sample.txt", txt);
   }
   EXPECT_EQ(s.image.cols, 800);
-  const cv::Mat committed = cv::imread((dir / "ocr_sample.png").string(), cv::IMREAD_COLOR);
+  const cv::Mat committed = data::read_image_file((dir / "ocr_sample.png").string());
   ASSERT_FALSE(committed.empty()) << "missing " << (dir / "ocr_sample.png");
   ASSERT_EQ(committed.size(), s.image.size());
   // Same font file: identical. Another FreeType build may move a few edge
