@@ -35,7 +35,15 @@ void Predictor::compile() {
     const graph::GraphOp* op = graph::find_graph_op(n.op_type);
     if (!op)
       SKIFF_THROW(NotImplementedError, "{}: {} uses op '{}', which skiff cannot run", source_, n.describe(), n.op_type);
-    Step step{&n, op->run, {}, {}, {}};
+    Step step{&n, op->run, nullptr, {}, {}, {}};
+    if (op->prepare) {
+      try {
+        step.prepared = op->prepare(n, graph_.opset_version);
+      } catch (Error& e) {
+        e.add_context(fmt::format("while preparing {} of {}", n.describe(), source_));
+        throw;
+      }
+    }
     for (const auto& in : n.inputs) {
       if (in.empty()) {
         step.inputs.push_back(-1);
@@ -98,7 +106,7 @@ std::vector<Tensor> Predictor::run(const std::vector<Tensor>& inputs, RunProfile
     std::vector<Tensor> outs;
     auto t0 = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     try {
-      outs = step.fn(graph::OpContext{*step.node, args, graph_.opset_version});
+      outs = step.fn(graph::OpContext{*step.node, args, graph_.opset_version, step.prepared.get()});
     } catch (Error& e) {
       e.add_context(fmt::format("while running {} of {}", step.node->describe(), source_));
       throw;

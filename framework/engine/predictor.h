@@ -3,8 +3,9 @@
 /// The inference engine: load a model once, run it many times.
 ///
 /// A Predictor optimises its graph (framework/graph/passes.h), then compiles it
-/// into a plan: a flat list of steps with each op's implementation resolved and
-/// every value given an integer slot, so running does no name look-ups. A step
+/// into a plan: a flat list of steps with each op's implementation resolved,
+/// its attributes parsed by the op's optional prepare hook (immutable state per
+/// step), and every value given an integer slot, so running does no name look-ups. A step
 /// releases the values it was the last reader of, so intermediate buffers go
 /// back to the caching allocator as soon as they are dead and are reused by
 /// later steps (memory planned by liveness; no allocation from the system in
@@ -67,6 +68,7 @@ class Predictor {
   struct Step {
     const graph::Node* node;
     graph::GraphOpFn fn;
+    std::shared_ptr<const void> prepared;  // the op's prepare() result for this node, or null
     std::vector<int> inputs;    // slot per node input, -1 for an omitted one
     std::vector<int> outputs;   // slot per node output, -1 for an unnamed one
     std::vector<int> release;   // slots whose last reader is this step

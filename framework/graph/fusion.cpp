@@ -580,6 +580,22 @@ size_t use_fused_convs(Graph& g) {
   return changed;
 }
 
+size_t use_fast_pools(Graph& g) {
+  size_t changed = 0;
+  for (auto& n : g.nodes) {
+    if (n.op_type == "GlobalAveragePool" && n.inputs.size() == 1 && n.outputs.size() == 1) {
+      n.op_type = "skiff.GlobalAvgPool";
+      ++changed;
+    } else if (n.op_type == "MaxPool" && n.inputs.size() == 1 && (n.outputs.size() == 1 || n.outputs[1].empty()) &&
+               n.attr_ints("kernel_shape", {}).size() == 2 && n.attr_int("storage_order", 0) == 0) {
+      n.op_type = "skiff.MaxPool";
+      n.outputs.resize(1);
+      ++changed;
+    }
+  }
+  return changed;
+}
+
 size_t select_blocked_layouts(Graph& g) {
   std::unordered_map<std::string, std::vector<std::pair<const Node*, size_t>>> readers;
   for (const auto& n : g.nodes)
@@ -609,6 +625,7 @@ size_t fuse_all(Graph& g) {
   n += fuse_channel_mul(g);
   n += fuse_upsample_add(g);
   n += use_fused_convs(g);
+  n += use_fast_pools(g);
   n += select_blocked_layouts(g);
   return n;
 }

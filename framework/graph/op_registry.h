@@ -5,6 +5,7 @@
 /// run an imported graph for inference (under NoGradGuard) and for training
 /// (GraphModule), and constant folding runs them at optimisation time.
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,10 +15,14 @@ namespace skiff::graph {
 
 /// What an op implementation sees: its node (attributes), its inputs (an
 /// undefined Tensor for an omitted optional input) and the model's opset.
+/// `prepared` is what the op's `prepare` hook built from this node ahead of
+/// time (the Predictor does this once per step), or null: an op must then
+/// derive the same state from the node itself (constant folding, run_node).
 struct OpContext {
   const Node& node;
   const std::vector<Tensor>& inputs;
   int64_t opset;
+  const void* prepared = nullptr;
 
   size_t num_inputs() const { return inputs.size(); }
   bool has(size_t i) const { return i < inputs.size() && inputs[i].defined(); }
@@ -30,12 +35,18 @@ struct OpContext {
 };
 
 using GraphOpFn = std::vector<Tensor> (*)(const OpContext&);
+/// Parses a node's attributes (and looks up kernels) once, before any run. The
+/// result is immutable and shared by concurrent runs; it must not depend on
+/// input shapes or values.
+using GraphOpPrepareFn = std::shared_ptr<const void> (*)(const Node& node, int64_t opset);
 
 struct GraphOp {
   std::string op_type;
   GraphOpFn run = nullptr;
   /// False for ops whose result must not be computed ahead of time (random ops).
   bool foldable = true;
+  /// Optional: per-node state handed to run() as OpContext::prepared.
+  GraphOpPrepareFn prepare = nullptr;
 };
 
 /// Registers (or replaces) the implementation of an op type.
@@ -54,6 +65,9 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& inputs
 namespace detail {
 struct GraphOpRegistrar {
   GraphOpRegistrar(const char* type, GraphOpFn fn, bool foldable = true) { register_graph_op({type, fn, foldable}); }
+  GraphOpRegistrar(const char* type, GraphOpFn fn, GraphOpPrepareFn prepare) {
+    register_graph_op({type, fn, true, prepare});
+  }
 };
 }  // namespace detail
 
@@ -62,6 +76,7 @@ struct GraphOpRegistrar {
 #define SKIFF_GRAPH_OP_CONCAT_(a, b) a##b
 #define SKIFF_GRAPH_OP_CONCAT(a, b) SKIFF_GRAPH_OP_CONCAT_(a, b)
 /// SKIFF_REGISTER_GRAPH_OP("Relu", relu_op);
+/// SKIFF_REGISTER_GRAPH_OP("skiff.FusedConv", fused_conv_op, prepare_fused_conv);
 #define SKIFF_REGISTER_GRAPH_OP(type, ...)                                                   \
   static ::skiff::graph::detail::GraphOpRegistrar SKIFF_GRAPH_OP_CONCAT(graph_op_registrar_, \
                                                                         __LINE__)(type, __VA_ARGS__)

@@ -9,13 +9,22 @@
 //   skiff.ChannelMul  inputs {x, s}; y = x * s, plus x when attribute "residual" is 1.
 //   skiff.UpsampleNearest  a Resize node (same inputs and attributes) plus an optional residual
 //                     input 4 added to the result; fast path for integer nearest upsampling.
+//   skiff.MaxPool     a MaxPool node without Indices; direct float32 loop, the MaxPool op otherwise.
+//   skiff.GlobalAvgPool  a GlobalAveragePool node; direct float32 loop for 4-D inputs.
+//
+// FusedConv, Eltwise and MaxPool parse their attributes in a prepare hook (once per Predictor
+// step) and fall back to parsing the node when run without it.
 //
 // Chain steps: relu, clip (alpha = lo, beta = hi), hardswish, linear (alpha * x + beta), sigmoid,
 // swish (x * sigmoid(alpha * x)), sum (+ residual).
 #include "framework/graph/ops/fused.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
 
 #include "framework/backends/onednn/fused_conv.h"
 #include "framework/core/threading.h"
@@ -156,14 +165,71 @@ Tensor unblocked(const Tensor& x, int64_t channels) {
   return outputs[0];
 }
 
+/// What skiff.FusedConv and skiff.Eltwise read from their node, parsed once (prepare hook) or per
+/// call when run without a prepared state.
+struct ChainPrep {
+  std::vector<PostOp> chain;
+  const KernelEntry* kernel = nullptr;  // the fused kernel, or null (backend absent / disabled)
+  Attrs attrs;                          // kernel attributes: the chain (and, for convs, geometry)
+};
+
+struct ConvPrep : ChainPrep {
+  int64_t group = 1;
+  std::vector<int64_t> strides, dilations;
+  bool geometry_ok = false;   // 2-D strides and dilations
+  bool static_padding = false;  // explicit symmetric pads: attrs already hold "padding"
+  bool blocked_out = false;
+};
+
+ChainPrep make_chain_prep(const Node& node, const char* kernel_name) {
+  ChainPrep p;
+  p.chain = post_ops_of(node);
+  p.kernel = cpu_f32_kernel(kernel_name);
+  chain_attrs(p.chain, node, p.attrs);
+  return p;
+}
+
+ConvPrep make_conv_prep(const Node& node) {
+  ConvPrep p;
+  static_cast<ChainPrep&>(p) = make_chain_prep(node, onednn::kFusedConvKernel);
+  p.group = node.attr_int("group", 1);
+  p.strides = node.attr_ints("strides", {1, 1});
+  p.dilations = node.attr_ints("dilations", {1, 1});
+  p.geometry_ok = p.strides.size() == 2 && p.dilations.size() == 2;
+  p.blocked_out = node.attr_int("dst_blocked", 0) != 0;
+  p.attrs.set("stride", p.strides).set("dilation", p.dilations).set("groups", p.group);
+  if (node.attr_string("auto_pad", "NOTSET") == "NOTSET") {
+    auto pads = node.attr_ints("pads", std::vector<int64_t>(4, 0));
+    if (pads.size() == 4 && pads[0] == pads[2] && pads[1] == pads[3]) {
+      p.static_padding = true;
+      p.attrs.set("padding", std::vector<int64_t>{pads[0], pads[1]});
+    }
+  }
+  return p;
+}
+
+std::shared_ptr<const void> prepare_fused_conv(const Node& node, int64_t) {
+  return std::make_shared<const ConvPrep>(make_conv_prep(node));
+}
+
+std::shared_ptr<const void> prepare_eltwise(const Node& node, int64_t) {
+  return std::make_shared<const ChainPrep>(make_chain_prep(node, onednn::kEltwiseChainKernel));
+}
+
 std::vector<Tensor> fused_conv_op(const OpContext& c) {
-  std::vector<PostOp> chain = post_ops_of(c.node);
+  ConvPrep local;
+  const ConvPrep* prep = static_cast<const ConvPrep*>(c.prepared);
+  if (!prep) {
+    local = make_conv_prep(c.node);
+    prep = &local;
+  }
+  const std::vector<PostOp>& chain = prep->chain;
   const Tensor& w = c.input(1);
-  const int64_t group = c.node.attr_int("group", 1);
-  std::vector<Tensor> inputs = c.inputs;
+  const int64_t group = prep->group;
   // A blocked input comes from a fused conv that ran on oneDNN (see select_blocked_layouts).
-  const bool blocked_in = inputs[0].dim() == 5;
+  const bool blocked_in = c.inputs[0].dim() == 5;
   auto composite = [&] {
+    std::vector<Tensor> inputs = c.inputs;
     if (blocked_in) inputs[0] = unblocked(inputs[0], w.size(1) * group);
     return fused_conv_composite(OpContext{c.node, inputs, c.opset}, chain);
   };
@@ -174,28 +240,31 @@ std::vector<Tensor> fused_conv_op(const OpContext& c) {
       if (c.has(i) && c.inputs[i].dtype() != DType::Float32) return false;
     return true;
   };
-  const KernelEntry* kernel = cpu_f32_kernel(onednn::kFusedConvKernel);
-  if (!kernel || x.device() != kCPU || !all_f32() || (x.dim() != 4 && !blocked_in) || w.dim() != 4) return composite();
-  const Shape logical_x = blocked_in ? Shape{x.size(0), w.size(1) * group, x.size(2), x.size(3)} : x.shape();
-  std::vector<int64_t> kernel_hw{w.size(2), w.size(3)};
-  auto strides = c.node.attr_ints("strides", {1, 1});
-  auto dilations = c.node.attr_ints("dilations", {1, 1});
-  std::vector<int64_t> padding;
-  if (strides.size() != 2 || dilations.size() != 2 || !conv_padding(c.node, x, kernel_hw, strides, dilations, padding) ||
-      logical_x[1] != w.size(1) * group || w.size(0) % group != 0 || (c.has(2) && c.inputs[2].shape() != Shape{w.size(0)}))
+  const KernelEntry* kernel = prep->kernel;
+  if (!kernel || x.device() != kCPU || !all_f32() || (x.dim() != 4 && !blocked_in) || w.dim() != 4 ||
+      !prep->geometry_ok)
     return composite();
-  Attrs a{{"stride", strides}, {"padding", padding}, {"dilation", dilations}, {"groups", group}};
+  const Shape logical_x = blocked_in ? Shape{x.size(0), w.size(1) * group, x.size(2), x.size(3)} : x.shape();
+  if (logical_x[1] != w.size(1) * group || w.size(0) % group != 0 || (c.has(2) && c.inputs[2].shape() != Shape{w.size(0)}))
+    return composite();
+  // Padding that depends on the input size (auto_pad SAME_*) is resolved per call.
+  std::optional<Attrs> dynamic;
+  if (!prep->static_padding) {
+    std::vector<int64_t> padding;
+    if (!conv_padding(c.node, x, {w.size(2), w.size(3)}, prep->strides, prep->dilations, padding)) return composite();
+    dynamic = prep->attrs;
+    dynamic->set("padding", padding);
+  }
+  const Attrs& a = dynamic ? *dynamic : prep->attrs;
   nn_detail::Conv2dParams p = nn_detail::Conv2dParams::from(logical_x, w.shape(), a);
   if (p.oh <= 0 || p.ow <= 0) return composite();
   if (has_sum && c.inputs[3].shape() != p.output_shape()) return composite();
-  chain_attrs(chain, c.node, a);
   auto contig = [](const Tensor& t) { return t.defined() ? contiguous(t) : t; };
   std::vector<Tensor> args{contig(x), contig(w), c.has(2) ? contig(c.inputs[2]) : Tensor()};
   if (has_sum) args.push_back(contig(c.inputs[3]));
-  const bool blocked_out = c.node.attr_int("dst_blocked", 0) != 0;
   const int64_t kb = onednn::kBlock;
-  std::vector<Tensor> outputs{blocked_out ? empty({p.n, (p.o + kb - 1) / kb, p.oh, p.ow, kb}, DType::Float32)
-                                          : empty(p.output_shape(), DType::Float32)};
+  std::vector<Tensor> outputs{prep->blocked_out ? empty({p.n, (p.o + kb - 1) / kb, p.oh, p.ow, kb}, DType::Float32)
+                                                : empty(p.output_shape(), DType::Float32)};
   try {
     kernel->fn(KernelContext{args, outputs, a});
   } catch (const NotImplementedError&) {
@@ -205,19 +274,21 @@ std::vector<Tensor> fused_conv_op(const OpContext& c) {
 }
 
 std::vector<Tensor> eltwise_op(const OpContext& c) {
-  std::vector<PostOp> chain = post_ops_of(c.node);
+  ChainPrep local;
+  const ChainPrep* prep = static_cast<const ChainPrep*>(c.prepared);
+  if (!prep) {
+    local = make_chain_prep(c.node, onednn::kEltwiseChainKernel);
+    prep = &local;
+  }
   const Tensor& x = c.input(0);
-  const KernelEntry* kernel = cpu_f32_kernel(onednn::kEltwiseChainKernel);
-  if (!kernel || x.device() != kCPU || x.dtype() != DType::Float32) {
+  if (!prep->kernel || x.device() != kCPU || x.dtype() != DType::Float32) {
     Tensor y = x;
-    for (const auto& op : chain) y = apply_post_op(op, y, Tensor());
+    for (const auto& op : prep->chain) y = apply_post_op(op, y, Tensor());
     return one(y);
   }
-  Attrs a;
-  chain_attrs(chain, c.node, a);
   std::vector<Tensor> inputs{contiguous(x)};
   std::vector<Tensor> outputs{empty(x.shape(), DType::Float32)};
-  kernel->fn(KernelContext{inputs, outputs, a});
+  prep->kernel->fn(KernelContext{inputs, outputs, prep->attrs});
   return outputs;
 }
 
@@ -250,10 +321,13 @@ std::vector<Tensor> channel_mul_op(const OpContext& c) {
     const float k = sp[per_sample ? i : i % ch];
     const float* src = xp + i * plane;
     float* dst = yp + i * plane;
-    if (residual)
+    if (residual) {
+#pragma omp simd
       for (int64_t j = 0; j < plane; ++j) dst[j] = src[j] + src[j] * k;
-    else
+    } else {
+#pragma omp simd
       for (int64_t j = 0; j < plane; ++j) dst[j] = src[j] * k;
+    }
   }
   return one(y);
 }
@@ -319,9 +393,150 @@ std::vector<Tensor> upsample_nearest_op(const OpContext& c) {
   return one(y);
 }
 
+// ---- skiff.MaxPool / skiff.GlobalAvgPool ----------------------------------------------------------
+
+/// A 2-D MaxPool node's geometry, parsed once. `ok` is false when the direct loop does not apply
+/// (not 2-D, storage order or an unknown auto_pad); the MaxPool op then runs.
+struct MaxPoolPrep {
+  bool ok = false;
+  std::vector<int64_t> kernel, strides, dilations, pads;  // pads: {top, left, bottom, right}
+  std::string auto_pad;
+  bool ceil_mode = false;
+};
+
+MaxPoolPrep make_max_pool_prep(const Node& n) {
+  MaxPoolPrep p;
+  p.kernel = n.attr_ints("kernel_shape", {});
+  p.strides = n.attr_ints("strides", {1, 1});
+  p.dilations = n.attr_ints("dilations", {1, 1});
+  p.pads = n.attr_ints("pads", {0, 0, 0, 0});
+  p.auto_pad = n.attr_string("auto_pad", "NOTSET");
+  p.ceil_mode = n.attr_int("ceil_mode", 0) != 0;
+  p.ok = p.kernel.size() == 2 && p.strides.size() == 2 && p.dilations.size() == 2 && p.pads.size() == 4 &&
+         n.attr_int("storage_order", 0) == 0 && (n.outputs.size() < 2 || n.outputs[1].empty()) &&
+         (p.auto_pad == "NOTSET" || p.auto_pad == "VALID" || p.auto_pad == "SAME_UPPER" || p.auto_pad == "SAME_LOWER");
+  for (size_t i = 0; p.ok && i < 2; ++i)
+    p.ok = p.kernel[i] > 0 && p.strides[i] > 0 && p.dilations[i] > 0 && p.pads[i] >= 0 && p.pads[i + 2] >= 0;
+  return p;
+}
+
+std::shared_ptr<const void> prepare_max_pool(const Node& node, int64_t) {
+  return std::make_shared<const MaxPoolPrep>(make_max_pool_prep(node));
+}
+
+/// max(a, b) where a NaN in either wins (as in the MaxPool op); branch-free so loops vectorise.
+inline float max_nan(float a, float b) { return ((b > a) | (b != b)) ? b : a; }
+
+/// MaxPool without the Indices output: per output row, the column-wise max over the window's
+/// rows (contiguous, vectorisable), then the max over the window's columns of that row.
+std::vector<Tensor> max_pool_fast_op(const OpContext& c) {
+  MaxPoolPrep local;
+  const MaxPoolPrep* prep = static_cast<const MaxPoolPrep*>(c.prepared);
+  if (!prep) {
+    local = make_max_pool_prep(c.node);
+    prep = &local;
+  }
+  const Tensor& x = c.input(0);
+  auto fallback = [&] { return find_graph_op("MaxPool")->run(OpContext{c.node, c.inputs, c.opset}); };
+  if (!prep->ok || x.dim() != 4 || x.dtype() != DType::Float32 || x.device() != kCPU) return fallback();
+  const int64_t h = x.size(2), w = x.size(3);
+  int64_t pt = prep->pads[0], pl = prep->pads[1], pb = prep->pads[2], pr = prep->pads[3];
+  const int64_t kh = prep->kernel[0], kw = prep->kernel[1], sh = prep->strides[0], sw = prep->strides[1];
+  const int64_t dh = prep->dilations[0], dw = prep->dilations[1];
+  const int64_t ekh = (kh - 1) * dh + 1, ekw = (kw - 1) * dw + 1;  // extents of the dilated window
+  if (prep->auto_pad == "VALID") {
+    pt = pl = pb = pr = 0;
+  } else if (prep->auto_pad != "NOTSET") {
+    int64_t begin[2], end[2];
+    const int64_t in[2] = {h, w}, s[2] = {sh, sw}, ek[2] = {ekh, ekw};
+    for (int i = 0; i < 2; ++i) {
+      const int64_t out = (in[i] + s[i] - 1) / s[i];
+      const int64_t total = std::max<int64_t>(0, (out - 1) * s[i] + ek[i] - in[i]);
+      const int64_t small = total / 2, large = total - small;
+      begin[i] = prep->auto_pad == "SAME_UPPER" ? small : large;
+      end[i] = prep->auto_pad == "SAME_UPPER" ? large : small;
+    }
+    pt = begin[0], pl = begin[1], pb = end[0], pr = end[1];
+  }
+  const int64_t span_h = h + pt + pb - ekh, span_w = w + pl + pr - ekw;
+  if (span_h < 0 || span_w < 0) return fallback();
+  const int64_t oh = span_h / sh + 1, ow = span_w / sw + 1;
+  // ceil_mode only where it gives the floor sizes; other cases have edge rules left to the MaxPool op.
+  if (prep->ceil_mode && ((span_h + sh - 1) / sh + 1 != oh || (span_w + sw - 1) / sw + 1 != ow)) return fallback();
+  const Tensor xc = contiguous(x);
+  Tensor y = empty({x.size(0), x.size(1), oh, ow}, DType::Float32);
+  const float* xp = xc.data<float>();
+  float* yp = y.data<float>();
+  const int64_t planes = x.size(0) * x.size(1);
+  const float lowest = -std::numeric_limits<float>::infinity();
+#pragma omp parallel num_threads(num_threads()) if (planes * oh * ow * kh * kw > 65536)
+  {
+    // One row of column maxima, with -inf in the left/right padding so the column pass needs no
+    // bounds checks (floor sizes: every window ends within pl + w + pr).
+    std::vector<float> row(static_cast<size_t>(pl + w + pr), lowest);
+    float* r = row.data();
+    float* rin = r + pl;
+#pragma omp for schedule(static)
+    for (int64_t pi = 0; pi < planes; ++pi) {
+      const float* src = xp + pi * h * w;
+      float* dst = yp + pi * oh * ow;
+      for (int64_t oy = 0; oy < oh; ++oy) {
+        bool first = true;
+        for (int64_t i = 0; i < kh; ++i) {
+          const int64_t iy = oy * sh - pt + i * dh;
+          if (iy < 0 || iy >= h) continue;
+          const float* s = src + iy * w;
+          if (first) {
+            std::memcpy(rin, s, size_t(w) * sizeof(float));
+            first = false;
+            continue;
+          }
+#pragma omp simd
+          for (int64_t j = 0; j < w; ++j) rin[j] = max_nan(rin[j], s[j]);
+        }
+        if (first) std::fill(rin, rin + w, lowest);  // the window holds no input row
+        float* d = dst + oy * ow;
+#pragma omp simd
+        for (int64_t ox = 0; ox < ow; ++ox) d[ox] = r[ox * sw];
+        for (int64_t j = 1; j < kw; ++j) {
+          const float* rj = r + j * dw;
+#pragma omp simd
+          for (int64_t ox = 0; ox < ow; ++ox) d[ox] = max_nan(d[ox], rj[ox * sw]);
+        }
+      }
+    }
+  }
+  return one(y);
+}
+
+/// GlobalAveragePool: a 4-D float32 input is summed per plane in float32 (vector partial sums); anything else runs the GlobalAveragePool op.
+std::vector<Tensor> global_avg_pool_fast_op(const OpContext& c) {
+  const Tensor& x = c.input(0);
+  if (x.dim() != 4 || x.dtype() != DType::Float32 || x.device() != kCPU || x.size(2) * x.size(3) == 0)
+    return find_graph_op("GlobalAveragePool")->run(OpContext{c.node, c.inputs, c.opset});
+  const Tensor xc = contiguous(x);
+  Tensor y = empty({x.size(0), x.size(1), 1, 1}, DType::Float32);
+  const int64_t planes = x.size(0) * x.size(1), plane = x.size(2) * x.size(3);
+  const float* xp = xc.data<float>();
+  float* yp = y.data<float>();
+  const double inv = 1.0 / double(plane);
+#pragma omp parallel for num_threads(num_threads()) schedule(static) if (planes * plane > 65536)
+  for (int64_t pi = 0; pi < planes; ++pi) {
+    const float* s = xp + pi * plane;
+    float sum = 0.f;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t j = 0; j < plane; ++j) sum += s[j];
+    const double total = sum;
+    yp[pi] = float(total * inv);
+  }
+  return one(y);
+}
+
+SKIFF_REGISTER_GRAPH_OP("skiff.MaxPool", max_pool_fast_op, prepare_max_pool);
+SKIFF_REGISTER_GRAPH_OP("skiff.GlobalAvgPool", global_avg_pool_fast_op);
 SKIFF_REGISTER_GRAPH_OP("skiff.UpsampleNearest", upsample_nearest_op);
-SKIFF_REGISTER_GRAPH_OP("skiff.FusedConv", fused_conv_op);
-SKIFF_REGISTER_GRAPH_OP("skiff.Eltwise", eltwise_op);
+SKIFF_REGISTER_GRAPH_OP("skiff.FusedConv", fused_conv_op, prepare_fused_conv);
+SKIFF_REGISTER_GRAPH_OP("skiff.Eltwise", eltwise_op, prepare_eltwise);
 SKIFF_REGISTER_GRAPH_OP("skiff.ChannelMul", channel_mul_op);
 
 }  // namespace

@@ -4,6 +4,9 @@
 // unfused graph, and their composite paths with it too where the fast path does not apply.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "framework/core/rng.h"
 #include "framework/engine/predictor.h"
 #include "framework/graph/fusion.h"
@@ -57,6 +60,15 @@ void expect_preserved(Graph g, const std::vector<Tensor>& inputs, size_t (*pass)
   std::vector<Tensor> after = run(g, inputs);
   ASSERT_EQ(before.size(), after.size());
   for (size_t i = 0; i < before.size(); ++i) EXPECT_LT(rel_diff(after[i], before[i]), tol) << "output " << i;
+}
+
+/// Same shape and bit-for-bit the same float32 values (NaN matching NaN).
+bool same_values(const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape()) return false;
+  auto x = contiguous(a).to_vector<float>(), y = contiguous(b).to_vector<float>();
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!(x[i] == y[i] || (std::isnan(x[i]) && std::isnan(y[i])))) return false;
+  return true;
 }
 
 Tensor scalar(float v) { return full({1}, v, DType::Float32); }
@@ -351,11 +363,12 @@ TEST(FusionPasses, SqueezeExciteGateBecomesChannelMul) {
   expect_preserved(se_graph(false), {x}, fuse_channel_mul, 1);
   expect_preserved(se_graph(true), {x}, fuse_channel_mul, 2);
   Graph g = se_graph(true);
-  expect_preserved(g, {x}, fuse_all, 7);  // + the blocked layout between the two gate convs
+  expect_preserved(g, {x}, fuse_all, 8);  // + the blocked layout between the two gate convs, the pool
   fuse_all(g);
   EXPECT_EQ(count_ops(g, "skiff.FusedConv"), 2u);
   ASSERT_EQ(count_ops(g, "skiff.ChannelMul"), 1u);
   EXPECT_EQ(only_node(g, "skiff.ChannelMul").attr_int("residual", 0), 1);
+  EXPECT_EQ(count_ops(g, "skiff.GlobalAvgPool"), 1u);
   EXPECT_EQ(g.nodes.size(), 4u);
 }
 
@@ -422,6 +435,104 @@ TEST(FusionPasses, NearestUpsampleAndAddBecomeOneOp) {
   expect_preserved(upsample_graph("asymmetric", s23, true), {x, r}, fuse_upsample_add, 1);
   // Other coordinate modes take the Resize op's path.
   expect_preserved(upsample_graph("half_pixel", s23, false), {x, r}, fuse_upsample_add, 2);
+}
+
+// ---- use_fast_pools ------------------------------------------------------------------------------
+
+TEST(FusionPasses, MaxPoolAndGlobalAveragePoolUseTheDirectLoops) {
+  Generator gen(23);
+  using Ints = std::vector<int64_t>;
+  auto k3 = [](NodeAttrs extra) {
+    extra["kernel_shape"] = Ints{3, 3};
+    return extra;
+  };
+  Graph g = GraphBuilder(13)
+                .input("x", {-1, 5, -1, -1})
+                .node("MaxPool", {"x"}, {"a"}, k3({{"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}))
+                .node("MaxPool", {"x"}, {"b"}, k3({{"pads", Ints{0, 2, 1, 0}}}))  // asymmetric
+                .node("MaxPool", {"x"}, {"c"}, k3({{"strides", Ints{2, 1}}, {"dilations", Ints{2, 1}}}))
+                .node("MaxPool", {"x"}, {"d"}, k3({{"strides", Ints{2, 2}}, {"auto_pad", std::string("SAME_UPPER")}}))
+                .node("MaxPool", {"x"}, {"e"}, k3({{"strides", Ints{2, 2}}, {"ceil_mode", int64_t(1)}}))
+                .node("MaxPool", {"x"}, {"f"}, {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}})
+                .node("GlobalAveragePool", {"x"}, {"p"})
+                .output("a").output("b").output("c").output("d").output("e").output("f").output("p")
+                .build();
+  // Odd and even sizes: ceil_mode takes the MaxPool op where the ceiling sizes differ (9x8).
+  for (Shape shape : {Shape{2, 5, 9, 8}, Shape{1, 5, 7, 7}, Shape{3, 5, 5, 3}}) {
+    SCOPED_TRACE(fmt::format("{}", shape));
+    expect_preserved(g, {randn(shape, DType::Float32, &gen)}, use_fast_pools, 7, 1e-6);
+  }
+  Graph h = g;
+  use_fast_pools(h);
+  EXPECT_EQ(count_ops(h, "skiff.MaxPool"), 6u);
+  EXPECT_EQ(count_ops(h, "skiff.GlobalAvgPool"), 1u);
+  // NaN propagates as in the MaxPool op, and the pooled value is exact.
+  Tensor x = randn({1, 5, 6, 6}, DType::Float32, &gen);
+  x.data<float>()[7] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<Tensor> before = run(g, {x}), after = run(h, {x});
+  for (size_t i = 0; i + 1 < before.size(); ++i) EXPECT_TRUE(same_values(before[i], after[i])) << "output " << i;
+  EXPECT_TRUE(std::isnan(after[0].to_vector<float>()[1]));
+  // The Predictor (prepared steps) gives the same as each node run on its own (unprepared).
+  Tensor y = randn({2, 5, 9, 8}, DType::Float32, &gen);
+  engine::Predictor p(h, {0});
+  std::vector<Tensor> prepared = p.run(std::vector<Tensor>{y});
+  for (size_t i = 0; i < h.nodes.size(); ++i)
+    EXPECT_TRUE(same_values(run_node(h.nodes[i], {y}, 13)[0], prepared[i])) << h.nodes[i].describe();
+}
+
+TEST(FusionPasses, PoolLookAlikesAreLeftAlone) {
+  Generator gen(24);
+  using Ints = std::vector<int64_t>;
+  // MaxPool with Indices, 1-D MaxPool, AveragePool: not rewritten.
+  Graph g = GraphBuilder(13)
+                .input("x", {1, 3, 8, 8})
+                .input("s", {1, 3, 8})
+                .node("MaxPool", {"x"}, {"a", "ai"}, {{"kernel_shape", Ints{2, 2}}})
+                .node("MaxPool", {"s"}, {"b"}, {{"kernel_shape", Ints{2}}})
+                .node("AveragePool", {"x"}, {"c"}, {{"kernel_shape", Ints{2, 2}}})
+                .output("a").output("ai", DType::Int64).output("b").output("c")
+                .build();
+  Graph h = g;
+  EXPECT_EQ(use_fast_pools(h), 0u);
+  // A 3-D GlobalAveragePool is rewritten but runs the ONNX op.
+  Graph g3 = GraphBuilder(13).input("s", {2, 3, 8}).node("GlobalAveragePool", {"s"}, {"p"}).output("p").build();
+  expect_preserved(g3, {randn({2, 3, 8}, DType::Float32, &gen)}, use_fast_pools, 1, 1e-6);
+}
+
+// ---- prepared steps ---------------------------------------------------------------------------
+
+TEST(FusionPasses, PreparedFusedOpsMatchUnpreparedRunsForEverySize) {
+  Generator gen(25);
+  // Static (explicit pads) and per-call (auto_pad) padding; an activation chain on its own.
+  for (std::string auto_pad : {"NOTSET", "SAME_UPPER", "SAME_LOWER"}) {
+    SCOPED_TRACE(auto_pad);
+    Graph g = conv_act_graph("hardswish_affine");
+    g.nodes[0].attrs["strides"] = std::vector<int64_t>{2, 2};
+    if (auto_pad != "NOTSET") {
+      g.nodes[0].attrs.erase("pads");
+      g.nodes[0].attrs["auto_pad"] = auto_pad;
+    }
+    Graph unfused = g;
+    optimize(g, {2});
+    ASSERT_EQ(g.nodes.size(), 1u);
+    ASSERT_EQ(g.nodes[0].op_type, "skiff.FusedConv");
+    engine::Predictor p(g, {0});
+    for (Shape shape : {Shape{1, 8, 9, 9}, Shape{2, 8, 6, 11}}) {
+      Tensor x = mul(randn(shape, DType::Float32, &gen), 3.0);
+      Tensor prepared = p.run(std::vector<Tensor>{x})[0];
+      Tensor direct = run_node(g.nodes[0], {x, g.initializers.at(g.nodes[0].inputs[1]),
+                                            g.initializers.at(g.nodes[0].inputs[2])}, 13)[0];
+      EXPECT_TRUE(same_values(prepared, direct));
+      EXPECT_LT(rel_diff(prepared, run(unfused, {x})[0]), 1e-5);
+    }
+  }
+  Graph e = GraphBuilder(13).input("x", {-1, 4}).node("Relu", {"x"}, {"r"}).node("Sigmoid", {"r"}, {"y"}).output("y").build();
+  Tensor x = randn({3, 4}, DType::Float32, &gen);
+  Tensor before = run(e, {x})[0];
+  fuse_activations(e);
+  ASSERT_EQ(e.nodes.size(), 1u);
+  EXPECT_TRUE(same_values(engine::Predictor(e, {0}).run(std::vector<Tensor>{x})[0], run_node(e.nodes[0], {x}, 13)[0]));
+  EXPECT_LT(rel_diff(run(e, {x})[0], before), 1e-6);
 }
 
 // ---- select_blocked_layouts ----------------------------------------------------------------
