@@ -377,16 +377,31 @@ std::vector<Tensor> upsample_nearest_op(const OpContext& c) {
   const float* xp = xc.data<float>();
   const float* rp = with_residual ? r.data<float>() : nullptr;
   float* yp = y.data<float>();
+  // Per source row: widen it once into the first output row (no division per element), then
+  // copy it to the other fh - 1 rows, or add the residual to each of the fh rows.
 #pragma omp parallel for num_threads(num_threads()) schedule(static) if (planes * oh * ow > 32768)
   for (int64_t p = 0; p < planes; ++p) {
-    for (int64_t i = 0; i < oh; ++i) {
-      const float* src = xp + (p * h + i / fh) * w;
-      float* dst = yp + (p * oh + i) * ow;
-      if (rp) {
-        const float* res = rp + (p * oh + i) * ow;
-        for (int64_t j = 0; j < ow; ++j) dst[j] = res[j] + src[j / fw];
+    for (int64_t sy = 0; sy < h; ++sy) {
+      const float* src = xp + (p * h + sy) * w;
+      float* first = yp + (p * oh + sy * fh) * ow;
+      if (fw == 1) {
+        std::memcpy(first, src, size_t(w) * sizeof(float));
+      } else if (fw == 2) {
+#pragma omp simd
+        for (int64_t j = 0; j < w; ++j) first[2 * j] = first[2 * j + 1] = src[j];
       } else {
-        for (int64_t j = 0; j < ow; ++j) dst[j] = src[j / fw];
+        for (int64_t j = 0; j < w; ++j)
+          for (int64_t k = 0; k < fw; ++k) first[j * fw + k] = src[j];
+      }
+      for (int64_t r = fh - 1; r >= 0; --r) {  // row 0 last: it is the source of the others
+        float* dst = first + r * ow;
+        if (rp) {
+          const float* res = rp + (p * oh + sy * fh + r) * ow;
+#pragma omp simd
+          for (int64_t j = 0; j < ow; ++j) dst[j] = res[j] + first[j];
+        } else if (r > 0) {
+          std::memcpy(dst, first, size_t(ow) * sizeof(float));
+        }
       }
     }
   }

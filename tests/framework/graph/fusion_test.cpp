@@ -435,6 +435,14 @@ TEST(FusionPasses, NearestUpsampleAndAddBecomeOneOp) {
   expect_preserved(upsample_graph("asymmetric", s23, true), {x, r}, fuse_upsample_add, 1);
   // Other coordinate modes take the Resize op's path.
   expect_preserved(upsample_graph("half_pixel", s23, false), {x, r}, fuse_upsample_add, 2);
+  // Every factor shape of the direct loop (fw 1, 2, general), with and without the residual.
+  for (auto [fh, fw] : std::vector<std::pair<int64_t, int64_t>>{{3, 2}, {1, 2}, {2, 1}, {4, 4}, {1, 3}}) {
+    SCOPED_TRACE(fmt::format("fh {} fw {}", fh, fw));
+    Tensor s = from_vector(std::vector<float>{1.f, 1.f, float(fh), float(fw)});
+    Tensor rr = randn({2, 3, 5 * fh, 4 * fw}, DType::Float32, &gen);
+    expect_preserved(upsample_graph("asymmetric", s, false), {x, rr}, fuse_upsample_add, 2, 1e-6);
+    expect_preserved(upsample_graph("asymmetric", s, true), {x, rr}, fuse_upsample_add, 1, 1e-6);
+  }
 }
 
 // ---- use_fast_pools ------------------------------------------------------------------------------
