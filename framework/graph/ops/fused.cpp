@@ -169,7 +169,7 @@ Tensor unblocked(const Tensor& x, int64_t channels) {
 /// call when run without a prepared state.
 struct ChainPrep {
   std::vector<PostOp> chain;
-  const KernelEntry* kernel = nullptr;  // the fused kernel, or null (backend absent / disabled)
+  KernelFn kernel = nullptr;  // the fused kernel, or null (backend absent / disabled)
   Attrs attrs;                          // kernel attributes: the chain (and, for convs, geometry)
 };
 
@@ -184,7 +184,8 @@ struct ConvPrep : ChainPrep {
 ChainPrep make_chain_prep(const Node& node, const char* kernel_name) {
   ChainPrep p;
   p.chain = post_ops_of(node);
-  p.kernel = cpu_f32_kernel(kernel_name);
+  const KernelEntry* k = cpu_f32_kernel(kernel_name);
+  p.kernel = k ? k->fn : nullptr;  // the function, not the entry: registry entries may move
   chain_attrs(p.chain, node, p.attrs);
   return p;
 }
@@ -240,7 +241,7 @@ std::vector<Tensor> fused_conv_op(const OpContext& c) {
       if (c.has(i) && c.inputs[i].dtype() != DType::Float32) return false;
     return true;
   };
-  const KernelEntry* kernel = prep->kernel;
+  const KernelFn kernel = prep->kernel;
   if (!kernel || x.device() != kCPU || !all_f32() || (x.dim() != 4 && !blocked_in) || w.dim() != 4 ||
       !prep->geometry_ok)
     return composite();
@@ -266,7 +267,7 @@ std::vector<Tensor> fused_conv_op(const OpContext& c) {
   std::vector<Tensor> outputs{prep->blocked_out ? empty({p.n, (p.o + kb - 1) / kb, p.oh, p.ow, kb}, DType::Float32)
                                                 : empty(p.output_shape(), DType::Float32)};
   try {
-    kernel->fn(KernelContext{args, outputs, a});
+    kernel(KernelContext{args, outputs, a});
   } catch (const NotImplementedError&) {
     return composite();
   }
@@ -288,7 +289,7 @@ std::vector<Tensor> eltwise_op(const OpContext& c) {
   }
   std::vector<Tensor> inputs{contiguous(x)};
   std::vector<Tensor> outputs{empty(x.shape(), DType::Float32)};
-  prep->kernel->fn(KernelContext{inputs, outputs, prep->attrs});
+  prep->kernel(KernelContext{inputs, outputs, prep->attrs});
   return outputs;
 }
 
