@@ -580,6 +580,109 @@ size_t use_fused_convs(Graph& g) {
   return changed;
 }
 
+// ---- fuse_layer_norm ---------------------------------------------------------------------------
+
+namespace {
+
+/// ReduceMean over the last axis only, keeping dims (axes as an attribute).
+bool is_last_axis_mean(const Node& n) {
+  return n.op_type == "ReduceMean" && n.inputs.size() == 1 && n.outputs.size() == 1 &&
+         n.attr_ints("axes", {}) == std::vector<int64_t>{-1} && n.attr_int("keepdims", 1) == 1;
+}
+
+/// A constant (initializer) whose dims are all 1 except possibly the last: it broadcasts along
+/// the normalised axis only.
+bool is_last_axis_constant(const Graph& g, const std::string& v) {
+  if (!g.is_initializer(v)) return false;
+  const Tensor& t = g.initializers.at(v);
+  if (!is_floating(t.dtype())) return false;
+  for (int64_t d = 0; d + 1 < t.dim(); ++d)
+    if (t.size(d) != 1) return false;
+  return true;
+}
+
+}  // namespace
+
+size_t fuse_layer_norm(Graph& g) {
+  Editor ed(g);
+  std::unordered_map<std::string, std::vector<size_t>> readers;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (const auto& in : g.nodes[i].inputs)
+      if (!in.empty()) readers[in].push_back(i);
+  // The single live reader of v with op type `op` (v used once and not a graph output), or -1.
+  auto only_reader = [&](const std::string& v, const char* op) -> long {
+    if (!ed.used_only(v, 1)) return -1;
+    for (size_t r : readers[v])
+      if (!ed.dead[r] && g.nodes[r].op_type == op && g.nodes[r].outputs.size() == 1) return long(r);
+    return -1;
+  };
+  for (size_t i0 = 0; i0 < g.nodes.size(); ++i0) {
+    if (ed.dead[i0] || !is_last_axis_mean(g.nodes[i0])) continue;
+    const std::string x = g.nodes[i0].inputs[0];
+    const long i1 = only_reader(g.nodes[i0].outputs[0], "Sub");  // d = x - mean
+    if (i1 < 0 || g.nodes[size_t(i1)].inputs != std::vector<std::string>{x, g.nodes[i0].outputs[0]}) continue;
+    const std::string d = g.nodes[size_t(i1)].outputs[0];
+    if (!ed.used_only(d, 2)) continue;
+    long i2 = -1, i6 = -1;  // d ** 2 and d / sqrt(var + eps)
+    for (size_t r : readers[d]) {
+      if (ed.dead[r]) continue;
+      const Node& n = g.nodes[r];
+      if (n.op_type == "Pow" && n.inputs.size() == 2 && n.inputs[0] == d && const_scalar(g, n.inputs[1]) == 2.f)
+        i2 = long(r);
+      else if (n.op_type == "Div" && n.inputs.size() == 2 && n.inputs[0] == d && n.outputs.size() == 1)
+        i6 = long(r);
+    }
+    if (i2 < 0 || i6 < 0) continue;
+    const long i3 = only_reader(g.nodes[size_t(i2)].outputs[0], "ReduceMean");  // var
+    if (i3 < 0 || !is_last_axis_mean(g.nodes[size_t(i3)])) continue;
+    const long i4 = only_reader(g.nodes[size_t(i3)].outputs[0], "Add");  // var + eps
+    if (i4 < 0) continue;
+    const Node& add_eps = g.nodes[size_t(i4)];
+    const std::string var = g.nodes[size_t(i3)].outputs[0];
+    std::optional<float> eps;
+    if (add_eps.inputs.size() == 2 && add_eps.inputs[0] == var) eps = const_scalar(g, add_eps.inputs[1]);
+    else if (add_eps.inputs.size() == 2 && add_eps.inputs[1] == var) eps = const_scalar(g, add_eps.inputs[0]);
+    if (!eps || *eps < 0.f) continue;
+    const long i5 = only_reader(add_eps.outputs[0], "Sqrt");
+    if (i5 < 0 || g.nodes[size_t(i6)].inputs[1] != g.nodes[size_t(i5)].outputs[0] ||
+        !ed.used_only(g.nodes[size_t(i5)].outputs[0], 1))
+      continue;
+    std::vector<size_t> pattern{i0, size_t(i1), size_t(i2), size_t(i3), size_t(i4), size_t(i5), size_t(i6)};
+    // Optional affine tail: * gamma, then + beta (constants along the last axis).
+    std::string gamma, beta;
+    std::string out = g.nodes[size_t(i6)].outputs[0];
+    auto affine = [&](const char* op, std::string& param) {
+      const long r = only_reader(out, op);
+      if (r < 0) return false;
+      const Node& n = g.nodes[size_t(r)];
+      if (n.inputs.size() != 2) return false;
+      const std::string other = n.inputs[0] == out ? n.inputs[1] : n.inputs[0];
+      if (other == out || !is_last_axis_constant(g, other)) return false;
+      param = other;
+      pattern.push_back(size_t(r));
+      out = n.outputs[0];
+      return true;
+    };
+    if (affine("Mul", gamma)) affine("Add", beta);
+    const size_t last = pattern.back();
+    Node fused;
+    fused.name = g.nodes[i0].name;
+    fused.op_type = "skiff.LayerNorm";
+    fused.inputs = {x, gamma, beta};
+    while (fused.inputs.back().empty()) fused.inputs.pop_back();
+    fused.outputs = {out};
+    fused.attrs["epsilon"] = *eps;
+    for (size_t k : pattern) ed.kill(k);
+    g.nodes[last] = std::move(fused);
+    ed.dead[last] = false;
+    for (const auto& in : g.nodes[last].inputs)
+      if (!in.empty()) ++ed.uses[in];
+    ed.producer[out] = last;
+    ++ed.rewrites;
+  }
+  return ed.finish();
+}
+
 size_t use_fast_pools(Graph& g) {
   size_t changed = 0;
   for (auto& n : g.nodes) {
@@ -617,7 +720,8 @@ size_t select_blocked_layouts(Graph& g) {
 }
 
 size_t fuse_all(Graph& g) {
-  size_t n = fold_conv_affine(g);
+  size_t n = fuse_layer_norm(g);
+  n += fold_conv_affine(g);
   n += fuse_activations(g);
   n += fuse_conv_activation(g);
   n += fuse_conv_residual(g);

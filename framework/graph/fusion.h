@@ -61,6 +61,15 @@ size_t fuse_upsample_add(Graph& g);
 /// and can exchange blocked activations with its neighbours.
 size_t use_fused_convs(Graph& g);
 
+/// Rewrites the spelled-out layer norm over the last axis
+///   m = ReduceMean(x, [-1]); d = x - m; v = ReduceMean(d ** 2, [-1]);
+///   y = d / Sqrt(v + eps) [* gamma [+ beta]]
+/// (float32 constant eps and exponent; constant gamma and beta broadcasting
+/// along the last axis only; no intermediate used elsewhere) into one
+/// "skiff.LayerNorm" node with inputs {x, gamma or "", beta or ""} and
+/// attribute epsilon.
+size_t fuse_layer_norm(Graph& g);
+
 /// Rewrites 2-D MaxPool nodes without an Indices output into "skiff.MaxPool"
 /// and GlobalAveragePool into "skiff.GlobalAvgPool": same inputs and
 /// attributes, direct float32 loops (no argmax), the ONNX op otherwise.

@@ -11,6 +11,8 @@
 //                     input 4 added to the result; fast path for integer nearest upsampling.
 //   skiff.MaxPool     a MaxPool node without Indices; direct float32 loop, the MaxPool op otherwise.
 //   skiff.GlobalAvgPool  a GlobalAveragePool node; direct float32 loop for 4-D inputs.
+//   skiff.LayerNorm   inputs {x, gamma or "", beta or ""}, attribute epsilon: normalisation over the
+//                     last axis (fuse_layer_norm); direct float32 loop, skiff ops otherwise.
 //
 // FusedConv, Eltwise and MaxPool parse their attributes in a prepare hook (once per Predictor
 // step) and fall back to parsing the node when run without it.
@@ -548,7 +550,63 @@ std::vector<Tensor> global_avg_pool_fast_op(const OpContext& c) {
   return one(y);
 }
 
+// ---- skiff.LayerNorm ---------------------------------------------------------------------------
+
+/// y = (x - mean) / sqrt(var + eps) * gamma + beta over the last axis (biased variance), as the
+/// ReduceMean/Sub/Pow/Sqrt/Div/Mul/Add nodes it replaces compute it; gamma and beta are optional.
+std::vector<Tensor> layer_norm_fast_op(const OpContext& c) {
+  const Tensor& x = c.input(0);
+  const Tensor gamma = c.has(1) ? c.inputs[1] : Tensor(), beta = c.has(2) ? c.inputs[2] : Tensor();
+  const float eps = c.node.attr_float("epsilon", 1e-5f);
+  const int64_t n = x.dim() > 0 ? x.size(-1) : 0;
+  // A parameter the loop can read: float32, n or 1 values, and no dims that widen the result.
+  auto loop_param = [&](const Tensor& p) {
+    return !p.defined() || (p.dtype() == DType::Float32 && p.device() == kCPU && p.dim() <= x.dim() &&
+                            (p.numel() == n || p.numel() == 1));
+  };
+  if (x.dtype() != DType::Float32 || x.device() != kCPU || n == 0 || !loop_param(gamma) || !loop_param(beta)) {
+    Tensor mu = mean(x, {-1}, true);
+    Tensor d = sub(x, mu);
+    Tensor y = div(d, sqrt(add(mean(mul(d, d), {-1}, true), scalar_tensor(eps, x))));
+    if (gamma.defined()) y = mul(y, gamma);
+    if (beta.defined()) y = add(y, beta);
+    return one(y);
+  }
+  const Tensor xc = contiguous(x);
+  const Tensor gc = gamma.defined() ? contiguous(gamma) : Tensor(), bc = beta.defined() ? contiguous(beta) : Tensor();
+  Tensor y = empty(x.shape(), DType::Float32);
+  const float* xp = xc.data<float>();
+  const float* gp = gc.defined() ? gc.data<float>() : nullptr;
+  const float* bp = bc.defined() ? bc.data<float>() : nullptr;
+  const int64_t gs = gc.defined() && gc.numel() == n ? 1 : 0, bs = bc.defined() && bc.numel() == n ? 1 : 0;
+  float* yp = y.data<float>();
+  const int64_t rows = x.numel() / n;
+#pragma omp parallel for num_threads(num_threads()) schedule(static) if (rows * n > 32768)
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* s = xp + r * n;
+    float* d = yp + r * n;
+    double sum = 0;
+    for (int64_t j = 0; j < n; ++j) sum += s[j];
+    const float mu = float(sum / double(n));
+    double sq = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      const double v = double(s[j] - mu);
+      sq += v * v;
+    }
+    const float inv = float(1.0 / std::sqrt(double(float(sq / double(n))) + double(eps)));
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) {
+      float v = (s[j] - mu) * inv;
+      if (gp) v *= gp[j * gs];
+      if (bp) v += bp[j * bs];
+      d[j] = v;
+    }
+  }
+  return one(y);
+}
+
 SKIFF_REGISTER_GRAPH_OP("skiff.MaxPool", max_pool_fast_op, prepare_max_pool);
+SKIFF_REGISTER_GRAPH_OP("skiff.LayerNorm", layer_norm_fast_op);
 SKIFF_REGISTER_GRAPH_OP("skiff.GlobalAvgPool", global_avg_pool_fast_op);
 SKIFF_REGISTER_GRAPH_OP("skiff.UpsampleNearest", upsample_nearest_op);
 SKIFF_REGISTER_GRAPH_OP("skiff.FusedConv", fused_conv_op, prepare_fused_conv);

@@ -507,6 +507,106 @@ TEST(FusionPasses, PoolLookAlikesAreLeftAlone) {
   expect_preserved(g3, {randn({2, 3, 8}, DType::Float32, &gen)}, use_fast_pools, 1, 1e-6);
 }
 
+// ---- fuse_layer_norm -----------------------------------------------------------------------------
+
+struct LayerNormSpec {
+  std::vector<int64_t> axes{-1};
+  float exponent = 2.f;
+  bool gamma = true, beta = true;
+  bool beta_first = false;   // Add(beta, y) instead of Add(y, beta)
+  bool d_is_output = false;  // x - mean is also a graph output
+  bool mean_of_other = false;  // Sub(x, mean(t)): not a normalisation of x
+  DType dtype = DType::Float32;
+};
+
+/// The spelled-out layer norm as paddle2onnx writes it, over x [N, T, 8].
+Graph layer_norm_graph(const LayerNormSpec& s) {
+  Generator gen(26);
+  GraphBuilder b(13);
+  NodeAttrs axes{{"axes", s.axes}};
+  b.input("x", {-1, -1, 8}, s.dtype).input("t", {-1, -1, 8}, s.dtype);
+  b.init("two", to(scalar0(s.exponent), s.dtype)).init("eps", to(scalar0(1e-5f), s.dtype));
+  b.init("gamma", to(randn({8}, DType::Float32, &gen), s.dtype)).init("beta", to(randn({8}, DType::Float32, &gen), s.dtype));
+  b.node("ReduceMean", {s.mean_of_other ? "t" : "x"}, {"m"}, axes)
+      .node("Sub", {"x", "m"}, {"d"})
+      .node("Pow", {"d", "two"}, {"p"})
+      .node("ReduceMean", {"p"}, {"v"}, axes)
+      .node("Add", {"v", "eps"}, {"ve"})
+      .node("Sqrt", {"ve"}, {"sd"})
+      .node("Div", {"d", "sd"}, {"n"});
+  std::string out = "n";
+  if (s.gamma) {
+    b.node("Mul", {"n", "gamma"}, {"ng"});
+    out = "ng";
+    if (s.beta) {
+      b.node("Add", s.beta_first ? std::vector<std::string>{"beta", "ng"} : std::vector<std::string>{"ng", "beta"},
+             {"y"});
+      out = "y";
+    }
+  }
+  b.node("Relu", {out}, {"r"}).output("r", s.dtype);
+  if (s.d_is_output) b.output("d", s.dtype);
+  return b.build();
+}
+
+TEST(FusionPasses, SpelledOutLayerNormBecomesOneOp) {
+  Generator gen(27);
+  Tensor x = add(mul(randn({2, 5, 8}, DType::Float32, &gen), 3.0), 1.5), t = randn({2, 5, 8}, DType::Float32, &gen);
+  for (int variant = 0; variant < 4; ++variant) {
+    SCOPED_TRACE(variant);
+    LayerNormSpec spec;
+    spec.beta_first = variant == 1;
+    spec.beta = variant != 2;
+    spec.gamma = variant != 3;
+    Graph g = layer_norm_graph(spec);
+    expect_preserved(g, {x, t}, fuse_layer_norm, 1);
+    fuse_layer_norm(g);
+    ASSERT_EQ(g.nodes.size(), 2u);
+    const Node& ln = only_node(g, "skiff.LayerNorm");
+    EXPECT_EQ(ln.inputs.size(), spec.gamma ? (spec.beta ? 3u : 2u) : 1u);
+    EXPECT_FLOAT_EQ(ln.attr_float("epsilon", 0.f), 1e-5f);
+  }
+  // fuse_all runs it (the Relu after it becomes an Eltwise).
+  expect_preserved(layer_norm_graph({}), {x, t}, fuse_all, 2);
+  // Float64 tensors take the skiff-ops path of the op.
+  Graph f = layer_norm_graph({});
+  fuse_layer_norm(f);
+  const Node& ln = only_node(f, "skiff.LayerNorm");
+  const Tensor& gamma = f.initializers.at("gamma");
+  const Tensor& beta = f.initializers.at("beta");
+  Tensor fast = run_node(ln, {x, gamma, beta}, 13)[0];
+  Tensor composite = run_node(ln, {to(x, DType::Float64), to(gamma, DType::Float64), to(beta, DType::Float64)}, 13)[0];
+  EXPECT_EQ(composite.dtype(), DType::Float64);
+  EXPECT_LT(rel_diff(fast, composite), 1e-5);
+  // Prepared run and a single-row input through the Predictor.
+  Graph g = layer_norm_graph({});
+  optimize(g, {2});
+  EXPECT_EQ(count_ops(g, "skiff.LayerNorm"), 1u);
+  Tensor one_row = randn({1, 1, 8}, DType::Float32, &gen);
+  EXPECT_LT(rel_diff(engine::Predictor(g, {0}).run(std::vector<Tensor>{one_row, one_row})[0],
+                     run(layer_norm_graph({}), {one_row, one_row})[0]),
+            1e-5);
+}
+
+TEST(FusionPasses, LayerNormLookAlikesAreLeftAlone) {
+  Generator gen(28);
+  Tensor x = randn({2, 5, 8}, DType::Float32, &gen), t = randn({2, 5, 8}, DType::Float32, &gen);
+  LayerNormSpec other_axis, cube, shared, foreign_mean;
+  other_axis.axes = {1};
+  cube.exponent = 3.f;
+  shared.d_is_output = true;
+  foreign_mean.mean_of_other = true;
+  for (const LayerNormSpec& s : {other_axis, cube, shared, foreign_mean})
+    expect_preserved(layer_norm_graph(s), {x, t}, fuse_layer_norm, 0);
+  // gamma that broadcasts along another axis stays a separate Mul (the norm itself still fuses).
+  Graph g = layer_norm_graph({});
+  g.initializers["gamma"] = randn({5, 1}, DType::Float32, &gen);
+  expect_preserved(g, {x, t}, fuse_layer_norm, 1);
+  fuse_layer_norm(g);
+  EXPECT_EQ(only_node(g, "skiff.LayerNorm").inputs.size(), 1u);
+  EXPECT_EQ(count_ops(g, "Mul"), 1u);
+}
+
 // ---- prepared steps ---------------------------------------------------------------------------
 
 TEST(FusionPasses, PreparedFusedOpsMatchUnpreparedRunsForEverySize) {
