@@ -689,9 +689,10 @@ size_t use_fast_pools(Graph& g) {
     if (n.op_type == "GlobalAveragePool" && n.inputs.size() == 1 && n.outputs.size() == 1) {
       n.op_type = "skiff.GlobalAvgPool";
       ++changed;
-    } else if (n.op_type == "MaxPool" && n.inputs.size() == 1 && (n.outputs.size() == 1 || n.outputs[1].empty()) &&
-               n.attr_ints("kernel_shape", {}).size() == 2 && n.attr_int("storage_order", 0) == 0) {
-      n.op_type = "skiff.MaxPool";
+    } else if ((n.op_type == "MaxPool" || n.op_type == "AveragePool") && n.inputs.size() == 1 &&
+               (n.outputs.size() == 1 || n.outputs[1].empty()) && n.attr_ints("kernel_shape", {}).size() == 2 &&
+               n.attr_int("storage_order", 0) == 0) {
+      n.op_type = "skiff." + n.op_type;
       n.outputs.resize(1);
       ++changed;
     }

@@ -70,9 +70,10 @@ size_t use_fused_convs(Graph& g);
 /// attribute epsilon.
 size_t fuse_layer_norm(Graph& g);
 
-/// Rewrites 2-D MaxPool nodes without an Indices output into "skiff.MaxPool"
-/// and GlobalAveragePool into "skiff.GlobalAvgPool": same inputs and
-/// attributes, direct float32 loops (no argmax), the ONNX op otherwise.
+/// Rewrites 2-D MaxPool nodes without an Indices output into "skiff.MaxPool",
+/// 2-D AveragePool into "skiff.AveragePool" and GlobalAveragePool into
+/// "skiff.GlobalAvgPool": same inputs and attributes, direct float32 loops (no
+/// argmax; averages without padding only), the ONNX op otherwise.
 size_t use_fast_pools(Graph& g);
 
 /// Marks each skiff.FusedConv whose output is read only by other fused convs

@@ -488,16 +488,42 @@ TEST(FusionPasses, MaxPoolAndGlobalAveragePoolUseTheDirectLoops) {
     EXPECT_TRUE(same_values(run_node(h.nodes[i], {y}, 13)[0], prepared[i])) << h.nodes[i].describe();
 }
 
+TEST(FusionPasses, AveragePoolUsesTheDirectLoopWithoutPadding) {
+  Generator gen(29);
+  using Ints = std::vector<int64_t>;
+  // Unpadded windows take the loop; padded ones (both count_include_pad values) the AveragePool op.
+  Graph g = GraphBuilder(13)
+                .input("x", {-1, 4, -1, -1})
+                .node("AveragePool", {"x"}, {"a"}, {{"kernel_shape", Ints{3, 2}}, {"strides", Ints{3, 2}}})
+                .node("AveragePool", {"x"}, {"b"}, {{"kernel_shape", Ints{2, 2}}})
+                .node("AveragePool", {"x"}, {"c"}, {{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}})
+                .node("AveragePool", {"x"}, {"d"},
+                      {{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}, {"count_include_pad", int64_t(1)}})
+                .node("AveragePool", {"x"}, {"e"}, {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}},
+                                                   {"auto_pad", std::string("SAME_UPPER")}})
+                .output("a").output("b").output("c").output("d").output("e")
+                .build();
+  for (Shape shape : {Shape{2, 4, 12, 8}, Shape{1, 4, 6, 10}})
+    expect_preserved(g, {randn(shape, DType::Float32, &gen)}, use_fast_pools, 5, 1e-6);
+  Graph h = g;
+  use_fast_pools(h);
+  EXPECT_EQ(count_ops(h, "skiff.AveragePool"), 5u);
+  Tensor y = randn({2, 4, 12, 8}, DType::Float32, &gen);
+  std::vector<Tensor> prepared = engine::Predictor(h, {0}).run(std::vector<Tensor>{y});
+  for (size_t i = 0; i < h.nodes.size(); ++i)
+    EXPECT_TRUE(same_values(run_node(h.nodes[i], {y}, 13)[0], prepared[i])) << h.nodes[i].describe();
+}
+
 TEST(FusionPasses, PoolLookAlikesAreLeftAlone) {
   Generator gen(24);
   using Ints = std::vector<int64_t>;
-  // MaxPool with Indices, 1-D MaxPool, AveragePool: not rewritten.
+  // MaxPool with Indices, 1-D MaxPool and AveragePool: not rewritten.
   Graph g = GraphBuilder(13)
                 .input("x", {1, 3, 8, 8})
                 .input("s", {1, 3, 8})
                 .node("MaxPool", {"x"}, {"a", "ai"}, {{"kernel_shape", Ints{2, 2}}})
                 .node("MaxPool", {"s"}, {"b"}, {{"kernel_shape", Ints{2}}})
-                .node("AveragePool", {"x"}, {"c"}, {{"kernel_shape", Ints{2, 2}}})
+                .node("AveragePool", {"s"}, {"c"}, {{"kernel_shape", Ints{2}}})
                 .output("a").output("ai", DType::Int64).output("b").output("c")
                 .build();
   Graph h = g;
