@@ -15,8 +15,8 @@
 //   skiff.LayerNorm   inputs {x, gamma or "", beta or ""}, attribute epsilon: normalisation over the
 //                     last axis (fuse_layer_norm); direct float32 loop, skiff ops otherwise.
 //
-// FusedConv, Eltwise and MaxPool parse their attributes in a prepare hook (once per Predictor
-// step) and fall back to parsing the node when run without it.
+// FusedConv, Eltwise, MaxPool and AveragePool parse their attributes in a prepare hook (once per
+// Predictor step) and fall back to parsing the node when run without it.
 //
 // Chain steps: relu, clip (alpha = lo, beta = hi), hardswish, linear (alpha * x + beta), sigmoid,
 // swish (x * sigmoid(alpha * x)), sum (+ residual).
@@ -173,13 +173,13 @@ Tensor unblocked(const Tensor& x, int64_t channels) {
 struct ChainPrep {
   std::vector<PostOp> chain;
   KernelFn kernel = nullptr;  // the fused kernel, or null (backend absent / disabled)
-  Attrs attrs;                          // kernel attributes: the chain (and, for convs, geometry)
+  Attrs attrs;                // kernel attributes: the chain (and, for convs, geometry)
 };
 
 struct ConvPrep : ChainPrep {
   int64_t group = 1;
   std::vector<int64_t> strides, dilations;
-  bool geometry_ok = false;   // 2-D strides and dilations
+  bool geometry_ok = false;     // 2-D strides and dilations
   bool static_padding = false;  // explicit symmetric pads: attrs already hold "padding"
   bool blocked_out = false;
 };
