@@ -42,6 +42,16 @@ struct Editor {
     for (const auto& in : g.nodes[i].inputs)
       if (!in.empty()) --uses[in];
   }
+  /// Puts `fused` at slot i (whose old node was killed): it becomes live, its inputs are
+  /// counted and it produces its first output.
+  void place(size_t i, Node fused) {
+    g.nodes[i] = std::move(fused);
+    dead[i] = false;
+    for (const auto& in : g.nodes[i].inputs)
+      if (!in.empty()) ++uses[in];
+    producer[g.nodes[i].outputs[0]] = i;
+    ++rewrites;
+  }
   void set_output(size_t i, const std::string& v) {
     g.nodes[i].outputs.resize(1);
     g.nodes[i].outputs[0] = v;
@@ -421,11 +431,7 @@ size_t fuse_activations(Graph& g) {
     ed.kill(i);
     Node e = make_eltwise(g.nodes[i], m->v, out);
     set_post_ops(e, m->steps);
-    g.nodes[i] = std::move(e);
-    ed.dead[i] = false;
-    ++ed.uses[m->v];
-    ed.producer[out] = i;
-    ++ed.rewrites;
+    ed.place(i, std::move(e));
   }
   return ed.finish();
 }
@@ -484,12 +490,7 @@ size_t fuse_conv_residual(Graph& g) {
       set_post_ops(fused, chain);
       fused.inputs.push_back(r);
       fused.outputs = n.outputs;
-      g.nodes[i] = std::move(fused);
-      ed.dead[i] = false;
-      for (const auto& in : g.nodes[i].inputs)
-        if (!in.empty()) ++ed.uses[in];
-      ed.producer[g.nodes[i].outputs[0]] = i;
-      ++ed.rewrites;
+      ed.place(i, std::move(fused));
       break;
     }
   }
@@ -558,12 +559,7 @@ size_t fuse_upsample_add(Graph& g) {
       fused.inputs.resize(5);
       fused.inputs[4] = r;
       fused.outputs = n.outputs;
-      g.nodes[i] = std::move(fused);
-      ed.dead[i] = false;
-      for (const auto& in : g.nodes[i].inputs)
-        if (!in.empty()) ++ed.uses[in];
-      ed.producer[g.nodes[i].outputs[0]] = i;
-      ++ed.rewrites;
+      ed.place(i, std::move(fused));
       break;
     }
   }

@@ -22,6 +22,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "framework/backends/onednn/kernels/nn/conv_dims.h"
 #include "framework/core/threading.h"
 #include "framework/ops/nn/conv_params.h"
 
@@ -120,15 +121,11 @@ void finish_slot(Slot& s, bool is_input) {
 /// Builds the primitive for one convolution; nullopt when oneDNN has no implementation.
 std::optional<ConvPlan> build_plan(ConvKind kind, const Conv2dParams& p) {
   using dims = dnnl::memory::dims;
-  const dims src_dims{p.n, p.c, p.h, p.w}, dst_dims{p.n, p.o, p.oh, p.ow};
+  const auto cd = ::skiff::onednn_detail::conv_dims(p);
+  if (!cd) return std::nullopt;
+  const dims &src_dims = cd->src, &dst_dims = cd->dst, &wei_dims = cd->wei;
+  const dims &strides = cd->strides, &dilates = cd->dilates, &pad_l = cd->pad_l, &pad_r = cd->pad_r;
   const bool grouped = p.groups > 1;
-  const dims wei_dims = grouped ? dims{p.groups, p.o / p.groups, p.c / p.groups, p.kh, p.kw}
-                                : dims{p.o, p.c, p.kh, p.kw};
-  const dims strides{p.sh, p.sw}, dilates{p.dh - 1, p.dw - 1}, pad_l{p.ph, p.pw};
-  // oneDNN wants the right padding that makes its own output-size formula give (oh, ow).
-  const dims pad_r{(p.oh - 1) * p.sh + (p.kh - 1) * p.dh + 1 - p.h - p.ph,
-                   (p.ow - 1) * p.sw + (p.kw - 1) * p.dw + 1 - p.w - p.pw};
-  if (pad_r[0] < 0 || pad_r[1] < 0) return std::nullopt;
 
   const dnnl::memory::desc src_any(src_dims, dt::f32, tag::any), dst_any(dst_dims, dt::f32, tag::any),
       wei_any(wei_dims, dt::f32, tag::any), bias_md({p.o}, dt::f32, tag::a);
