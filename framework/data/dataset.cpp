@@ -1,18 +1,11 @@
 #include "framework/data/dataset.h"
 
 #include "framework/core/error.h"
+#include "framework/core/splitmix.h"
 #include "framework/ops/ops.h"
 
 namespace skiff::data {
 
-namespace {
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-}  // namespace
 
 uint64_t sample_seed(uint64_t seed, int64_t epoch, int64_t index) {
   return splitmix64(splitmix64(splitmix64(seed) ^ uint64_t(epoch)) ^ uint64_t(index));

@@ -10,6 +10,7 @@
 #include <span>
 
 #include "framework/core/error.h"
+#include "framework/core/splitmix.h"
 #include "framework/data/image_io.h"
 #include "framework/io/file.h"
 #include "suites/ocr/font.h"
@@ -17,19 +18,12 @@
 namespace skiff::ocr {
 namespace {
 
-// splitmix64: tiny, fast, and identical on every platform (std:: distributions
-// are not), which keeps renders reproducible across standard libraries.
-uint64_t mix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+// splitmix64 (framework/core/splitmix.h) keeps renders reproducible across standard libraries.
 
 class Rng {
  public:
-  explicit Rng(uint64_t seed) : state_(mix64(seed ^ 0x5EED5EED5EED5EEDull)) {}
-  uint64_t next() { return mix64(state_ += 0x9E3779B97F4A7C15ull); }
+  explicit Rng(uint64_t seed) : state_(splitmix64(seed ^ 0x5EED5EED5EED5EEDull)) {}
+  uint64_t next() { return splitmix64(state_ += 0x9E3779B97F4A7C15ull); }
   /// Uniform in [0, 1).
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
@@ -565,7 +559,7 @@ void write_synth_dataset(const std::string& dir, int count, uint64_t seed,
                 (root / "crops").string(), ec.message());
   std::string det_gt, rec_gt;
   for (int i = 0; i < count; ++i) {
-    const SynthImage s = render_synth_image(options, mix64(seed + 0x632BE59BD9B4E019ull * (i + 1)));
+    const SynthImage s = render_synth_image(options, splitmix64(seed + 0x632BE59BD9B4E019ull * (i + 1)));
     const std::string name = fmt::format("img_{:05d}.jpg", i);
     io::write_file_atomic(root / name, encode_jpeg(s.image, name));
     nlohmann::ordered_json labels = nlohmann::ordered_json::array();
