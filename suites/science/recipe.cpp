@@ -1,0 +1,111 @@
+#include "suites/science/recipe.h"
+
+#include <filesystem>
+
+#include "framework/core/error.h"
+#include "framework/io/file.h"
+#include "suites/science/recipe_section.h"
+
+namespace skiff::science {
+
+std::unique_ptr<PinnSolver> ScienceRecipe::make_solver() const {
+  return std::make_unique<PinnSolver>(problem, net_config_for(*problem, hidden, activation, dtype, seed), derivatives,
+                                      sampling, seed);
+}
+
+ScienceRecipe parse_recipe(const YAML::Node& root, const std::string& file) {
+  ScienceRecipe r;
+  r.file = file;
+  r.root = YAML::Clone(root);
+  RecipeSection top(root, "", file);
+  top.allow_only({"problem", "sampling", "model", "train", "eval", "output"});
+  if (!top.has("problem")) throw ValueError(fmt::format("{}: missing the 'problem' section", file));
+  r.problem = make_problem(root["problem"], file);
+
+  RecipeSection s = top.section("sampling");
+  std::vector<std::string> keys{"method"};
+  for (const auto& [key, n] : r.problem->default_counts()) {
+    keys.push_back(key);
+    r.sampling.counts[key] = s.integer(key, n, 1);
+  }
+  s.allow_only(keys);
+  r.sampling.method = Sampling::LatinHypercube;
+  if (s.has("method")) {
+    try {
+      r.sampling.method = parse_sampling(s.text("method"));
+    } catch (const ValueError& e) {
+      throw ValueError(fmt::format("{}: {}", s.where("method"), e.what()));
+    }
+  }
+
+  RecipeSection m = top.section("model");
+  m.allow_only({"hidden", "activation", "dtype", "derivatives"});
+  r.hidden = m.integers("hidden", r.hidden, 1);
+  auto parse_in = [&](const std::string& key, auto parse, auto fallback) {
+    if (!m.has(key)) return fallback;
+    try {
+      return parse(m.text(key));
+    } catch (const ValueError& e) {
+      throw ValueError(fmt::format("{}: {}", m.where(key), e.what()));
+    }
+  };
+  r.activation = parse_in("activation", parse_activation, r.activation);
+  r.derivatives = parse_in("derivatives", parse_derivative_mode, r.derivatives);
+  r.dtype = parse_in(
+      "dtype",
+      [](const std::string& t) {
+        if (t == "float32") return DType::Float32;
+        if (t == "float64") return DType::Float64;
+        throw ValueError(fmt::format("dtype '{}' is not supported; use float32 or float64", t));
+      },
+      r.dtype);
+
+  RecipeSection t = top.section("train");
+  t.allow_only({"seed", "log_every", "target_error", "adam", "lbfgs"});
+  r.seed = uint64_t(t.integer("seed", 0));
+  r.train.log_every = t.integer("log_every", r.train.log_every);
+  r.train.target_error = t.number("target_error", 0.0);
+  RecipeSection adam = t.section("adam"), lbfgs = t.section("lbfgs");
+  adam.allow_only({"iterations", "lr", "gamma", "decay_steps"});
+  lbfgs.allow_only({"iterations", "history"});
+  r.train.adam_iterations = adam.integer("iterations", r.train.adam_iterations);
+  r.train.adam_lr = adam.positive("lr", r.train.adam_lr);
+  r.train.adam_gamma = adam.positive("gamma", r.train.adam_gamma);
+  r.train.adam_decay_steps = adam.integer("decay_steps", r.train.adam_decay_steps, 1);
+  r.train.lbfgs_iterations = lbfgs.integer("iterations", r.train.lbfgs_iterations);
+  r.train.lbfgs_history = lbfgs.integer("history", r.train.lbfgs_history, 1);
+
+  RecipeSection e = top.section("eval");
+  e.allow_only({"grid"});
+  std::vector<int64_t> grid_default(r.problem->inputs().size(), 101);
+  r.eval_grid = e.integers("grid", grid_default, 2);
+  if (r.eval_grid.size() != r.problem->inputs().size())
+    throw ValueError(fmt::format("{}: needs {} sizes (one per input: {}), got {}", e.where("grid"),
+                                 r.problem->inputs().size(), fmt::join(r.problem->inputs(), ", "), r.eval_grid.size()));
+
+  RecipeSection o = top.section("output");
+  o.allow_only({"dir"});
+  r.output_dir = o.text("dir", "output/" + r.problem->name());
+  return r;
+}
+
+ScienceRecipe load_recipe(const std::string& path, const std::vector<std::string>& overrides) {
+  std::string text = io::read_file(path);  // IoError names the path
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ValueError(fmt::format("{}:{}: YAML syntax error: {}", path, e.mark.line + 1, e.msg));
+  }
+  if (!root.IsMap()) throw ValueError(fmt::format("{}: a recipe is a YAML map of sections", path));
+  for (const auto& o : overrides) apply_override(root, o);
+  return parse_recipe(root, path);
+}
+
+std::string recipe_text(const YAML::Node& root) {
+  YAML::Emitter out;
+  out << root;
+  return out.c_str();
+}
+
+}  // namespace skiff::science

@@ -1,0 +1,56 @@
+#pragma once
+/// \file recipe.h
+/// Science recipes: the YAML files under configs/science/.
+///
+///   problem:  {name: plate_bending, ...problem parameters}
+///   sampling: {interior: 2000, boundary: 400, method: lhs}
+///   model:    {hidden: [50, 50, 50, 50], activation: tanh, dtype: float32, derivatives: jet}
+///   train:    {seed: 0, log_every: 100, target_error: 0,
+///              adam: {iterations: 1000, lr: 1.0e-3, gamma: 1.0, decay_steps: 1000},
+///              lbfgs: {iterations: 1000, history: 50}}
+///   eval:     {grid: [101, 151]}
+///   output:   {dir: output/plate_bending}
+///
+/// Everything but problem.name has a default. Unknown keys, wrong types and
+/// out-of-range values are errors naming the file, line and key path, raised
+/// before any training starts.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "suites/science/pinn.h"
+
+namespace skiff::science {
+
+struct ScienceRecipe {
+  std::string file;
+  YAML::Node root;  ///< the recipe after overrides (saved with the solution)
+  std::shared_ptr<const Problem> problem;
+  SamplingPlan sampling;
+  uint64_t seed = 0;
+  std::vector<int64_t> hidden{50, 50, 50, 50};
+  Activation activation = Activation::Tanh;
+  DType dtype = DType::Float32;
+  DerivativeMode derivatives = DerivativeMode::Jet;
+  TrainOptions train;
+  std::vector<int64_t> eval_grid;
+  std::string output_dir;
+
+  /// A solver for this recipe (network initialized from `seed`).
+  std::unique_ptr<PinnSolver> make_solver() const;
+};
+
+/// Parses and validates a recipe tree. `file` names it in errors.
+ScienceRecipe parse_recipe(const YAML::Node& root, const std::string& file);
+
+/// Reads `path`, applies "key.path=value" overrides in order, parses.
+/// \throws IoError for a missing/unreadable file, ValueError for YAML syntax
+/// errors (with line) and invalid settings.
+ScienceRecipe load_recipe(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// The recipe tree as YAML text.
+std::string recipe_text(const YAML::Node& root);
+
+}  // namespace skiff::science

@@ -1,0 +1,55 @@
+#pragma once
+/// \file recipe_section.h
+/// Checked reads from one map of a YAML recipe.
+///
+/// Every error names the file, the line and the dotted key path
+/// ("plate.yml:7: problem.plate.thicknes: unknown key; did you mean 'thickness'?"),
+/// so a typo in a recipe stops the run before any work starts.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+namespace skiff::science {
+
+class RecipeSection {
+ public:
+  /// `node` must be a map (or null/undefined, read as empty).
+  /// \throws ValueError naming file, line and path otherwise.
+  RecipeSection(YAML::Node node, std::string path, std::string file);
+
+  bool has(const std::string& key) const;
+  double number(const std::string& key, std::optional<double> fallback = std::nullopt) const;
+  /// A number > 0.
+  double positive(const std::string& key, std::optional<double> fallback = std::nullopt) const;
+  int64_t integer(const std::string& key, std::optional<int64_t> fallback = std::nullopt, int64_t min = 0) const;
+  std::string text(const std::string& key, std::optional<std::string> fallback = std::nullopt) const;
+  std::vector<double> numbers(const std::string& key, std::optional<std::vector<double>> fallback = std::nullopt) const;
+  std::vector<int64_t> integers(const std::string& key, std::optional<std::vector<int64_t>> fallback = std::nullopt,
+                                int64_t min = 0) const;
+  /// A nested map (empty when absent).
+  RecipeSection section(const std::string& key) const;
+  /// \throws ValueError for a key not in `allowed`, with the closest allowed key.
+  void allow_only(const std::vector<std::string>& allowed) const;
+
+  const YAML::Node& node() const { return node_; }
+  const std::string& path() const { return path_; }
+  const std::string& file() const { return file_; }
+  /// "file:line: path.key" for messages about `key` (the map's line when absent).
+  std::string where(const std::string& key) const;
+
+ private:
+  YAML::Node get(const std::string& key) const;
+  YAML::Node node_;
+  std::string path_, file_;
+};
+
+/// The allowed word closest to `word` by edit distance ("" when none is close).
+std::string closest_word(const std::string& word, const std::vector<std::string>& allowed);
+
+/// Applies "a.b.c=value" overrides (value parsed as YAML) to a recipe in place.
+/// \throws ValueError for a malformed override or a path through a non-map.
+void apply_override(YAML::Node& root, const std::string& assignment);
+
+}  // namespace skiff::science

@@ -1,0 +1,107 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "framework/core/error.h"
+#include "suites/science/recipe.h"
+#include "suites/science/recipe_section.h"
+
+using namespace skiff;
+using namespace skiff::science;
+
+namespace {
+
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_recipe(YAML::Load(yaml), "r.yml");
+  } catch (const ValueError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Recipe, DefaultsAndValues) {
+  auto r = parse_recipe(YAML::Load(R"(
+problem: {name: plate_bending, plate: {a: 1.5}}
+sampling: {interior: 300, method: uniform}
+model: {hidden: [8, 8], dtype: float64, derivatives: autograd}
+train: {seed: 4, adam: {iterations: 7, lr: 0.01}, lbfgs: {iterations: 3}}
+eval: {grid: [5, 6]}
+)"),
+                        "r.yml");
+  EXPECT_EQ(r.problem->name(), "plate_bending");
+  EXPECT_EQ(r.sampling.count("interior"), 300);
+  EXPECT_EQ(r.sampling.count("boundary"), 400);  // the problem's default
+  EXPECT_EQ(r.sampling.method, Sampling::Uniform);
+  EXPECT_EQ(r.hidden, (std::vector<int64_t>{8, 8}));
+  EXPECT_EQ(r.dtype, DType::Float64);
+  EXPECT_EQ(r.derivatives, DerivativeMode::Autograd);
+  EXPECT_EQ(r.seed, 4u);
+  EXPECT_EQ(r.train.adam_iterations, 7);
+  EXPECT_DOUBLE_EQ(r.train.adam_lr, 0.01);
+  EXPECT_EQ(r.train.lbfgs_iterations, 3);
+  EXPECT_EQ(r.eval_grid, (std::vector<int64_t>{5, 6}));
+  EXPECT_EQ(r.output_dir, "output/plate_bending");
+  EXPECT_DOUBLE_EQ(r.problem->domain()->bounds().hi[0], 1.5);
+}
+
+TEST(Recipe, ErrorsNameFileLineAndKey) {
+  std::string e = error_of("problem: {name: plate_bending}\nmodel:\n  hiden: [3]\n");
+  EXPECT_NE(e.find("r.yml:3: model.hiden: unknown key; did you mean 'hidden'?"), std::string::npos) << e;
+  e = error_of("problem:\n  name: plate_bending\n  plate: {thicknes: 0.1}\n");
+  EXPECT_NE(e.find("problem.plate.thicknes"), std::string::npos) << e;
+  EXPECT_NE(e.find("'thickness'"), std::string::npos) << e;
+  e = error_of("problem: {name: plate_bendin}\n");
+  EXPECT_NE(e.find("did you mean 'plate_bending'"), std::string::npos) << e;
+  e = error_of("problem: {name: poisson}\ntrain: {adam: {lr: -1}}\n");
+  EXPECT_NE(e.find("train.adam.lr: must be > 0"), std::string::npos) << e;
+  e = error_of("problem: {name: poisson}\nsampling: {interior: many}\n");
+  EXPECT_NE(e.find("sampling.interior: expected an integer, got 'many'"), std::string::npos) << e;
+  e = error_of("problem: {name: poisson}\nmodel: {activation: relu}\n");
+  EXPECT_NE(e.find("model.activation"), std::string::npos) << e;
+  e = error_of("problem: {name: poisson}\neval: {grid: [10]}\n");
+  EXPECT_NE(e.find("eval.grid: needs 2 sizes"), std::string::npos) << e;
+  e = error_of("sampling: {}\n");
+  EXPECT_NE(e.find("missing the 'problem' section"), std::string::npos) << e;
+  e = error_of("problem: {name: plate_bending, plate: {poisson_ratio: 0.7}}\n");
+  EXPECT_NE(e.find("poisson_ratio: must lie in (-1, 0.5)"), std::string::npos) << e;
+}
+
+TEST(Recipe, OverridesParseValuesAsYaml) {
+  YAML::Node root = YAML::Load("problem: {name: poisson}\nmodel: {hidden: [4]}\n");
+  apply_override(root, "model.hidden=[6, 7]");
+  apply_override(root, "train.adam.iterations=12");
+  apply_override(root, "problem.solution.ky=2");
+  auto r = parse_recipe(root, "r.yml");
+  EXPECT_EQ(r.hidden, (std::vector<int64_t>{6, 7}));
+  EXPECT_EQ(r.train.adam_iterations, 12);
+  EXPECT_THROW(apply_override(root, "novalue"), ValueError);
+  EXPECT_THROW(apply_override(root, "model.hidden.x=1"), ValueError);  // through a list
+}
+
+TEST(Recipe, LoadReportsMissingFilesAndSyntax) {
+  EXPECT_THROW(load_recipe("/nonexistent/recipe.yml"), Error);
+  auto path = std::filesystem::temp_directory_path() / "skiff_bad_recipe.yml";
+  std::ofstream(path) << "problem: {name: poisson\n";
+  try {
+    load_recipe(path.string());
+    FAIL() << "no error";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("YAML syntax error"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(path);
+}
+
+// Every recipe shipped in configs/science loads and validates.
+TEST(Recipe, ShippedRecipesAreValid) {
+  int n = 0;
+  for (const auto& f : std::filesystem::directory_iterator(SKIFF_SOURCE_DIR "/configs/science")) {
+    if (f.path().extension() != ".yml") continue;
+    EXPECT_NO_THROW(load_recipe(f.path().string())) << f.path();
+    ++n;
+  }
+  EXPECT_GE(n, 2);
+}
