@@ -50,6 +50,25 @@ TEST_P(VecF32Test, ArithmeticSigmoidReluMatchScalar) {
   for (int i = 0; i < n; ++i) EXPECT_NEAR(o[i], 1.0 / (1.0 + std::exp(-double(a[i]))), 2e-7);
 }
 
+TEST_P(VecF32Test, TanhWithinFourUlpOfDoubleReference) {
+  const VecF32Kernels& k = vec_f32_for(GetParam());
+  std::vector<float> x;
+  for (float v = -12.0f; v < 12.0f; v += 0.00731f) x.push_back(v);
+  for (float v : {0.0f, -0.0f, 1e-30f, -1e-6f, 0.19999f, 0.2f, 0.20001f, 50.0f, -100.0f}) x.push_back(v);
+  std::vector<float> y(x.size());
+  k.tanh(x.data(), y.data(), int64_t(x.size()));
+  for (size_t i = 0; i < x.size(); ++i) {
+    double ref = std::tanh(double(x[i]));
+    EXPECT_NEAR(y[i], ref, 4.8e-7 * std::abs(ref) + 1e-45) << k.isa << " x=" << x[i];
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> special{inf, -inf, std::nanf("")}, out(3);
+  k.tanh(special.data(), out.data(), 3);
+  EXPECT_EQ(out[0], 1.0f);
+  EXPECT_EQ(out[1], -1.0f);
+  EXPECT_TRUE(std::isnan(out[2]));
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, VecF32Test, ::testing::Values(CpuIsa::Baseline, CpuIsa::Avx2, CpuIsa::Avx512),
                          [](const auto& info) { return std::string(isa_name(info.param)).substr(0, 4) == "base"
                                                            ? std::string("baseline")

@@ -15,10 +15,13 @@ bool try_vec_exp(const KernelContext& c) {
 bool try_vec_sigmoid(const KernelContext& c) {
   return unary_vec_f32(c.outputs[0], c.inputs[0], vec_f32().sigmoid, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
 }
+bool try_vec_tanh(const KernelContext& c) {
+  return unary_vec_f32(c.outputs[0], c.inputs[0], vec_f32().tanh, [](float x) { return std::tanh(x); });
+}
 #define SKIFF_NO_VEC(name) \
   bool try_vec_##name(const KernelContext&) { return false; }
 SKIFF_NO_VEC(log) SKIFF_NO_VEC(log1p) SKIFF_NO_VEC(sqrt) SKIFF_NO_VEC(rsqrt) SKIFF_NO_VEC(reciprocal)
-SKIFF_NO_VEC(sin) SKIFF_NO_VEC(cos) SKIFF_NO_VEC(tan) SKIFF_NO_VEC(tanh) SKIFF_NO_VEC(erf) SKIFF_NO_VEC(floor)
+SKIFF_NO_VEC(sin) SKIFF_NO_VEC(cos) SKIFF_NO_VEC(tan) SKIFF_NO_VEC(erf) SKIFF_NO_VEC(floor)
 SKIFF_NO_VEC(ceil) SKIFF_NO_VEC(round)
 #undef SKIFF_NO_VEC
 
