@@ -117,6 +117,7 @@ void add_bench_command(CLI::App& app) {
   bench->require_subcommand(1);
   add_bench_model_command(*bench);
   add_bench_ocr_command(*bench);
+  add_bench_pinn_command(*bench);
   auto opts = std::make_shared<Options>();
   auto* ops = bench->add_subcommand("ops", "sgemm GFLOP/s (256..2048) and conv2d forward / forward+backward times");
   ops->add_option("--threads-list", opts->threads, "Comma-separated thread counts to run with")->capture_default_str();

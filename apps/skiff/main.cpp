@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   skiff::app::add_zoo_command(app);
   skiff::app::add_graph_command(app);
   skiff::app::add_ocr_command(app);
+  skiff::app::add_sci_command(app);
 
   try {
     app.parse(argc, argv);

@@ -3,6 +3,7 @@
 #include "framework/core/error.h"
 #include "framework/nn/init.h"
 #include "framework/ops/ops.h"
+#include "framework/ops/taylor/taylor.h"
 
 namespace skiff::science {
 
@@ -45,56 +46,6 @@ namespace {
 
 Tensor activate(const Tensor& z, Activation a) { return a == Activation::Tanh ? tanh(z) : sin(z); }
 
-// Sums of optional terms: an undefined tensor stands for zero, which is what
-// most Taylor coefficients are right after the first (affine) layer.
-Tensor plus(const Tensor& a, const Tensor& b) {
-  if (!a.defined()) return b;
-  if (!b.defined()) return a;
-  return a + b;
-}
-Tensor times(const Tensor& a, const Tensor& b) {
-  if (!a.defined() || !b.defined()) return Tensor();
-  return a * b;
-}
-Tensor times(const Tensor& a, double c) { return a.defined() ? a * c : Tensor(); }
-
-// f^(k)(z) for k = 1..order from y = f(z): polynomials in tanh, a cycle for sin.
-std::vector<Tensor> activation_derivatives(const Tensor& z, const Tensor& y, Activation a, int order) {
-  std::vector<Tensor> f;
-  if (a == Activation::Tanh) {
-    Tensor t2 = y * y, f1 = 1.0 - t2;
-    f.push_back(f1);
-    if (order >= 2) f.push_back(-2.0 * y * f1);
-    if (order >= 3) f.push_back(f1 * (6.0 * t2 - 2.0));
-    if (order >= 4) f.push_back(f1 * y * (16.0 - 24.0 * t2));
-  } else {
-    Tensor c = cos(z);
-    f.push_back(c);
-    if (order >= 2) f.push_back(-y);
-    if (order >= 3) f.push_back(-c);
-    if (order >= 4) f.push_back(y);
-  }
-  return f;
-}
-
-// Taylor coefficients of f(z) from those of z (Faa di Bruno, orders 1..4).
-std::vector<Tensor> compose(const std::vector<Tensor>& f, const std::vector<Tensor>& z) {
-  const int order = int(z.size());
-  const Tensor& z1 = z[0];
-  std::vector<Tensor> y(order);
-  Tensor z1sq = order >= 2 ? times(z1, z1) : Tensor();
-  y[0] = times(f[0], z1);
-  if (order >= 2) y[1] = plus(times(f[1], z1sq), times(f[0], z[1]));
-  if (order >= 3)
-    y[2] = plus(plus(times(f[2], times(z1sq, z1)), times(times(f[1], 3.0), times(z1, z[1]))), times(f[0], z[2]));
-  if (order >= 4) {
-    Tensor inner = plus(times(times(z[1], z[1]), 3.0), times(times(z1, z[2]), 4.0));
-    y[3] = plus(plus(times(f[3], times(z1sq, z1sq)), times(times(f[2], 6.0), times(z1sq, z[1]))),
-                plus(times(f[1], inner), times(f[0], z[3])));
-  }
-  return y;
-}
-
 }  // namespace
 
 Tensor PinnNet::forward(const Tensor& x) {
@@ -119,22 +70,23 @@ Jet PinnNet::jet(const Tensor& x, const Tensor& directions, int order) {
   // ([M, 1, H]) and all higher ones vanish.
   const auto& first = layers_[0];
   Tensor z0 = linear((x - in_shift_) * in_scale_, first->weight, first->bias);
-  std::vector<Tensor> z(order);
+  std::vector<Tensor> z(1);
   z[0] = unsqueeze(linear(skiff::to(directions, z0.dtype()) * in_scale_, first->weight), 1);
+  // Hidden layers: the activation's series in one fused op, then the next
+  // Linear layer maps every coefficient linearly (no bias above order 0).
+  const std::string act = activation_name(cfg_.activation);
   for (size_t i = 1; i < layers_.size(); ++i) {
-    Tensor y0 = activate(z0, cfg_.activation);
-    std::vector<Tensor> y = compose(activation_derivatives(z0, y0, cfg_.activation, order), z);
+    std::vector<Tensor> y = activation_jet(z0, z, order, act);
     const auto& l = layers_[i];
-    z0 = linear(y0, l->weight, l->bias);
-    for (int k = 0; k < order; ++k)
-      if (y[k].defined()) z[k] = linear(y[k], l->weight);
+    z0 = linear(y[0], l->weight, l->bias);
+    z.assign(order, Tensor());
+    for (int k = 0; k < order; ++k) z[k] = linear(y[k + 1], l->weight);
   }
   Jet out{z0, {}};
   for (int k = 0; k < order; ++k) {
-    // A coefficient still undefined is identically zero (only for a network
-    // with no hidden layer); materialize it so callers see full shapes.
-    out.d.push_back(z[k].defined() ? expand(z[k], {m, n, cfg_.outputs})
-                                   : zeros({m, n, cfg_.outputs}, z0.dtype()));
+    // Without hidden layers only the first coefficient exists (the net is
+    // affine); materialize the zeros so callers see full shapes.
+    out.d.push_back(k < int(z.size()) ? expand(z[k], {m, n, cfg_.outputs}) : zeros({m, n, cfg_.outputs}, z0.dtype()));
   }
   return out;
 }

@@ -1,0 +1,201 @@
+// `skiff sci`: the science suite's commands.
+//   skiff sci train -c configs/science/plate_bending.yml [-o train.adam.iterations=500]
+//   skiff sci eval --model output/plate_bending/solution.safetensors
+//   skiff sci query --model ... --points 1,1.5 --points 0.5,0.5   (or --grid 11,11 --csv out.csv)
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "apps/skiff/commands.h"
+#include "framework/core/error.h"
+#include "framework/core/threading.h"
+#include "framework/io/file.h"
+#include "framework/ops/ops.h"
+#include "suites/science/report.h"
+
+namespace skiff::app {
+namespace {
+
+using namespace skiff::science;
+
+void print_evaluation(const Evaluation& e) {
+  for (const auto& f : e.errors)
+    fmt::print("{:<6} rel L2 {:.3e}   max |error| {:.3e} {}  (max |reference| {:.4g})\n", f.name, f.rel_l2, f.max_abs,
+               f.unit, f.ref_max_abs);
+  for (const auto& [k, v] : e.figures) fmt::print("{:<28} {:.6g}\n", k, v);
+}
+
+std::vector<int64_t> parse_sizes(const std::string& text, const std::string& flag) {
+  std::vector<int64_t> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    try {
+      size_t used = 0;
+      out.push_back(std::stoll(item, &used));
+      if (used != item.size()) throw std::invalid_argument(item);
+    } catch (const std::exception&) {
+      throw ValueError(fmt::format("{}: expected integers separated by commas, got '{}'", flag, text));
+    }
+  }
+  return out;
+}
+
+std::vector<double> parse_point(const std::string& text) {
+  std::vector<double> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    try {
+      size_t used = 0;
+      out.push_back(std::stod(item, &used));
+      if (used != item.size()) throw std::invalid_argument(item);
+    } catch (const std::exception&) {
+      throw ValueError(fmt::format("--points: expected numbers separated by commas, got '{}'", text));
+    }
+  }
+  return out;
+}
+
+// Metrics, pictures and (for training) the solution, all under `dir`.
+nlohmann::json write_outputs(const std::string& dir, PinnSolver& solver, const ScienceRecipe& recipe,
+                             const Evaluation& e, const std::vector<int64_t>& grid) {
+  std::filesystem::create_directories(dir);
+  nlohmann::json j{{"problem", recipe.problem->name()},
+                   {"recipe", recipe.file},
+                   {"threads", num_threads()},
+                   {"eval_grid", grid},
+                   {"evaluation", evaluation_json(e)}};
+  auto images = write_field_images(dir, solver, grid);
+  j["images"] = images;
+  return j;
+}
+
+void run_train(const std::string& config, const std::vector<std::string>& overrides, std::string output, bool quiet) {
+  ScienceRecipe recipe = load_recipe(config, overrides);
+  if (output.empty()) output = recipe.output_dir;
+  auto solver = recipe.make_solver();
+  fmt::print(stderr, "sci: {} ({}), network {} -> {} -> {}, {} derivatives, {} threads, output {}\n",
+             recipe.problem->name(), config, recipe.problem->inputs().size(), fmt::join(recipe.hidden, "x"),
+             recipe.problem->outputs().size(), recipe.derivatives == DerivativeMode::Jet ? "Taylor-mode" : "autograd",
+             num_threads(), output);
+  auto progress = [&](const TrainRecord& r) {
+    if (quiet) return;
+    std::string parts;
+    for (const auto& [k, v] : r.parts) parts += fmt::format("{}{} {:.3e}", parts.empty() ? "" : ", ", k, v);
+    const int64_t total = r.phase == "adam" ? recipe.train.adam_iterations : recipe.train.lbfgs_iterations;
+    fmt::print(stderr, "{:<6} {:>6}/{:<6} loss {:.4e} ({})  rel L2 {:.3e}  {:.1f} s\n", r.phase, r.step, total,
+               r.loss, parts, r.error, r.seconds);
+  };
+  auto log = solver->train(recipe.train, progress);
+  const double seconds = log.empty() ? 0 : log.back().seconds;
+  Evaluation e = solver->evaluate(grid_points(*recipe.problem->domain(), recipe.eval_grid));
+  nlohmann::json j = write_outputs(output, *solver, recipe, e, recipe.eval_grid);
+  j["train"] = {{"seconds", seconds}, {"log", train_log_json(log)}};
+  const std::string solution = (std::filesystem::path(output) / "solution.safetensors").string();
+  save_solution(solution, *solver, recipe);
+  j["solution"] = solution;
+  write_json((std::filesystem::path(output) / "metrics.json").string(), j);
+  fmt::print("trained {} in {:.1f} s; wrote {}/metrics.json, solution.safetensors and {} image(s)\n",
+             recipe.problem->name(), seconds, output, j["images"].size());
+  print_evaluation(e);
+}
+
+void run_eval(const std::string& model, const std::string& grid_text, std::string output, bool json) {
+  Solution s = load_solution(model);
+  std::vector<int64_t> grid = grid_text.empty() ? s.recipe.eval_grid : parse_sizes(grid_text, "--grid");
+  Evaluation e = s.solver->evaluate(grid_points(*s.recipe.problem->domain(), grid));
+  if (!output.empty()) {
+    nlohmann::json j = write_outputs(output, *s.solver, s.recipe, e, grid);
+    j["solution"] = model;
+    write_json((std::filesystem::path(output) / "metrics.json").string(), j);
+  }
+  if (json) {
+    fmt::print("{}\n", evaluation_json(e).dump(2));
+  } else {
+    fmt::print("{} from {} on a {} grid\n", s.recipe.problem->name(), model, fmt::join(grid, "x"));
+    print_evaluation(e);
+  }
+}
+
+void run_query(const std::string& model, const std::vector<std::string>& points, const std::string& grid_text,
+               const std::string& csv) {
+  Solution s = load_solution(model);
+  const auto& problem = *s.recipe.problem;
+  const int64_t d = int64_t(problem.inputs().size());
+  Tensor pts;
+  if (!grid_text.empty()) {
+    pts = grid_points(*problem.domain(), parse_sizes(grid_text, "--grid"));
+  } else {
+    SKIFF_CHECK(!points.empty(), "sci query: give --points or --grid");
+    std::vector<double> flat;
+    for (const auto& p : points) {
+      auto v = parse_point(p);
+      SKIFF_CHECK(int64_t(v.size()) == d, "--points '{}': {} coordinates for a problem with inputs {}", p, v.size(),
+                  fmt::join(problem.inputs(), ", "));
+      SKIFF_CHECK(problem.domain()->contains(v.data(), 1e-9), "--points '{}' lies outside the {} domain", p,
+                  problem.domain()->name());
+      flat.insert(flat.end(), v.begin(), v.end());
+    }
+    pts = from_vector(flat, Shape{int64_t(points.size()), d});
+  }
+  auto fields = s.solver->predict(pts);
+  std::string out = fmt::format("{}", fmt::join(problem.inputs(), ","));
+  for (const auto& f : fields) out += "," + f.name;
+  out += "\n";
+  auto p = pts.to_vector<double>();
+  std::vector<std::vector<double>> cols;
+  for (const auto& f : fields) cols.push_back(f.values.to_vector<double>());
+  for (int64_t i = 0; i < pts.size(0); ++i) {
+    for (int64_t k = 0; k < d; ++k) out += fmt::format("{}{:.9g}", k ? "," : "", p[i * d + k]);
+    for (const auto& c : cols) out += fmt::format(",{:.9g}", c[i]);
+    out += "\n";
+  }
+  if (csv.empty()) {
+    fmt::print("{}", out);
+  } else {
+    io::write_file_atomic(csv, out);
+    fmt::print("wrote {} points to {}\n", pts.size(0), csv);
+  }
+}
+
+}  // namespace
+
+void add_sci_command(CLI::App& app) {
+  auto* sci = app.add_subcommand("sci", "Scientific computing: physics-informed networks from YAML recipes");
+  sci->require_subcommand(1);
+  struct Options {
+    std::string config, output, model, grid, csv;
+    std::vector<std::string> overrides, points;
+    bool quiet = false, json = false;
+  };
+  auto o = std::make_shared<Options>();
+
+  auto* train = sci->add_subcommand(
+      "train", fmt::format("Train a PINN from a recipe (problems: {}); writes metrics.json, solution.safetensors and "
+                           "one PNG per field (prediction, reference, error) to the output directory",
+                           fmt::join(science::problem_names(), ", ")));
+  train->add_option("-c,--config", o->config, "Recipe YAML file (e.g. configs/science/plate_bending.yml)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  train->add_option("-o,--override", o->overrides,
+                    "Override a recipe value, key.path=value (YAML value), e.g. -o train.adam.iterations=500");
+  train->add_option("--output", o->output, "Output directory (default: the recipe's output.dir)");
+  train->add_flag("-q,--quiet", o->quiet, "Do not print training progress");
+  train->callback([o] { run_train(o->config, o->overrides, o->output, o->quiet); });
+
+  auto* eval = sci->add_subcommand("eval", "Re-evaluate a saved solution against the problem's reference");
+  eval->add_option("--model", o->model, "solution.safetensors written by `skiff sci train`")->required();
+  eval->add_option("--grid", o->grid, "Evaluation grid, e.g. 201,301 (default: the recipe's eval.grid)");
+  eval->add_option("--output", o->output, "Also write metrics.json and the field images to this directory");
+  eval->add_flag("--json", o->json, "Print the evaluation as JSON");
+  eval->callback([o] { run_eval(o->model, o->grid, o->output, o->json); });
+
+  auto* query = sci->add_subcommand("query", "Print a saved solution's fields at points or on a grid (CSV)");
+  query->add_option("--model", o->model, "solution.safetensors written by `skiff sci train`")->required();
+  query->add_option("--points", o->points, "A point in physical units, coordinates separated by commas (repeatable)");
+  query->add_option("--grid", o->grid, "A regular grid over the domain, e.g. 11,16");
+  query->add_option("--csv", o->csv, "Write the CSV to this file instead of stdout");
+  query->callback([o] { run_query(o->model, o->points, o->grid, o->csv); });
+}
+
+}  // namespace skiff::app
