@@ -1,0 +1,3 @@
+list(APPEND SKIFF_OPS_TEST_SOURCES
+  framework/ops/fft/complex_test.cpp
+)
