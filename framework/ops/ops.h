@@ -12,3 +12,4 @@
 #include "framework/ops/loss/loss.h"
 #include "framework/ops/nn/nn.h"
 #include "framework/ops/fft/complex.h"
+#include "framework/ops/fft/fft.h"
