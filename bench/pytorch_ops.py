@@ -65,6 +65,11 @@ def main():
             t = timeit(fwd_bwd)
             print(json.dumps({"bench": f"conv_{name}_fwdbwd", "threads": nt, "seconds": t}))
             sys.stdout.flush()
+        x = torch.randn(1, 64, 256, 256)
+        with torch.no_grad():
+            t = timeit(lambda: torch.fft.rfft2(x))
+        print(json.dumps({"bench": "rfft2_64x256x256", "threads": nt, "seconds": t}))
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

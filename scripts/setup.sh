@@ -20,6 +20,8 @@ PACKAGES=(
   # ONNX import/export (protobuf messages and the checker), polygon offsetting
   # for the OCR detector, a CJK font for rendering OCR results and samples.
   libonnx-dev libprotobuf-dev protobuf-compiler libpolyclipping-dev fonts-noto-cjk
+  # FFT kernels (GPL; the reason is in docs/design.md, "FFT backend").
+  libfftw3-dev
 )
 
 missing=()

@@ -1,4 +1,4 @@
-// `skiff bench ops`: GEMM and convolution timings, the same shapes that
+// `skiff bench ops`: GEMM, convolution and FFT timings, the same shapes that
 // bench/pytorch_ops.py runs in PyTorch (bench/compare_ops.sh prints the ratios).
 // Timing: 3 warm-up runs, then the median of runs totalling at least 0.5 s.
 #include <fmt/format.h>
@@ -107,6 +107,12 @@ void run_ops_bench(const Options& o) {
         }));
       }
     }
+    if (wanted("rfft2")) {
+      // A batch of 2-D real spectra, forward only (fft.h).
+      NoGradGuard ng;
+      Tensor x = randn({1, 64, 256, 256});
+      report(o, "rfft2_64x256x256", nt, median_seconds([&] { rfft2(x); }));
+    }
   }
 }
 
@@ -119,10 +125,10 @@ void add_bench_command(CLI::App& app) {
   add_bench_ocr_command(*bench);
   add_bench_pinn_command(*bench);
   auto opts = std::make_shared<Options>();
-  auto* ops = bench->add_subcommand("ops", "sgemm GFLOP/s (256..2048) and conv2d forward / forward+backward times");
+  auto* ops = bench->add_subcommand("ops", "sgemm GFLOP/s (256..2048), conv2d forward / forward+backward and rfft2 times");
   ops->add_option("--threads-list", opts->threads, "Comma-separated thread counts to run with")->capture_default_str();
   ops->add_flag("--json", opts->json, "One JSON object per result (for bench/compare_ops.sh)");
-  ops->add_option("--filter", opts->filter, "Only benchmarks whose name contains this text (e.g. sgemm, conv_a)");
+  ops->add_option("--filter", opts->filter, "Only benchmarks whose name contains this text (e.g. sgemm, conv_a, rfft2)");
   ops->callback([opts] { run_ops_bench(*opts); });
 }
 

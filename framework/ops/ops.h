@@ -11,3 +11,5 @@
 #include "framework/ops/linalg/linalg.h"
 #include "framework/ops/loss/loss.h"
 #include "framework/ops/nn/nn.h"
+#include "framework/ops/fft/complex.h"
+#include "framework/ops/fft/fft.h"

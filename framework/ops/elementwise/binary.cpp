@@ -3,6 +3,7 @@
 
 #include "framework/ops/common.h"
 #include "framework/ops/elementwise/unary.h"
+#include "framework/ops/fft/complex.h"
 #include "framework/ops/shape/shape_ops.h"
 
 namespace skiff {
@@ -21,17 +22,19 @@ std::vector<Tensor> sub_backward(BackwardContext& ctx) {
   return {ctx.needs_grad(0) ? reduce_grad(ctx.grad(), ctx, 0) : Tensor(),
           ctx.needs_grad(1) ? reduce_grad(neg(ctx.grad()), ctx, 1) : Tensor()};
 }
+// Complex operands follow PyTorch's convention (fft/complex.h): grad_in = grad * conj(f'(z)).
+// conj() is the identity for real tensors, so the real formulas are unchanged.
 std::vector<Tensor> mul_backward(BackwardContext& ctx) {
   const Tensor& g = ctx.grad();
-  return {ctx.needs_grad(0) ? reduce_grad(mul(g, ctx.input(1)), ctx, 0) : Tensor(),
-          ctx.needs_grad(1) ? reduce_grad(mul(g, ctx.input(0)), ctx, 1) : Tensor()};
+  return {ctx.needs_grad(0) ? reduce_grad(mul(g, conj(ctx.input(1))), ctx, 0) : Tensor(),
+          ctx.needs_grad(1) ? reduce_grad(mul(g, conj(ctx.input(0))), ctx, 1) : Tensor()};
 }
 std::vector<Tensor> div_backward(BackwardContext& ctx) {
   const Tensor& g = ctx.grad();
-  Tensor b = ctx.input(1);
+  Tensor b = conj(ctx.input(1));
   Tensor ga, gb;
   if (ctx.needs_grad(0)) ga = reduce_grad(div(g, b), ctx, 0);
-  if (ctx.needs_grad(1)) gb = reduce_grad(neg(div(mul(g, ctx.input(0)), mul(b, b))), ctx, 1);
+  if (ctx.needs_grad(1)) gb = reduce_grad(neg(div(mul(g, conj(ctx.input(0))), mul(b, b))), ctx, 1);
   return {ga, gb};
 }
 std::vector<Tensor> pow_backward(BackwardContext& ctx) {

@@ -6,6 +6,11 @@
 /// promote_types() (int32 + float32 -> float32). A double scalar operand does
 /// not widen a float tensor (x_f32 * 2.0 stays float32). Gradients of broadcast
 /// inputs are summed back to the input shape.
+///
+/// add/sub/mul/div also take complex64/complex128 tensors (a real operand is promoted).
+/// Their gradients follow PyTorch's conjugate convention (fft/complex.h): the gradient
+/// of an input z is grad_out * conj(d out / d z), e.g. mul: grad_a = grad * conj(b);
+/// a real input promoted to complex receives the real part.
 
 #include "framework/tensor/tensor.h"
 

@@ -5,6 +5,7 @@
 
 #include "framework/ops/common.h"
 #include "framework/ops/elementwise/binary.h"
+#include "framework/ops/fft/complex.h"
 #include "framework/ops/shape/shape_ops.h"
 
 namespace skiff {
@@ -14,7 +15,17 @@ constexpr uint32_t kIn = 1, kOut = 1;
 Tensor g(BackwardContext& c) { return c.grad(); }
 
 std::vector<Tensor> neg_bw(BackwardContext& c) { return {neg(g(c))}; }
-std::vector<Tensor> abs_bw(BackwardContext& c) { return {mul(g(c), sign(c.input(0)))}; }
+// Complex z: d|z| pulls back to grad * z / |z| (complex.h convention), 0 at z = 0.
+std::vector<Tensor> abs_bw(BackwardContext& c) {
+  Tensor x = c.input(0);
+  if (!is_complex(x.dtype())) return {mul(g(c), sign(x))};
+  Tensor a = abs(x);
+  Tensor safe = where(eq(a, 0.0), scalar_like(a, 1.0), a);
+  return {mul(to(g(c), x.dtype()), div(x, safe))};
+}
+std::vector<TensorMeta> abs_infer(const std::vector<Tensor>& in, const Attrs&) {
+  return {{in[0].shape(), to_real(in[0].dtype())}};
+}
 std::vector<Tensor> zero_bw(BackwardContext& c) { return {zeros(c.input_meta(0).shape, c.input_meta(0).dtype)}; }
 std::vector<Tensor> exp_bw(BackwardContext& c) { return {mul(g(c), c.output(0))}; }
 std::vector<Tensor> log_bw(BackwardContext& c) { return {div(g(c), c.input(0))}; }
@@ -66,7 +77,6 @@ std::vector<Tensor> clamp_bw(BackwardContext& c) {
   SKIFF_REGISTER_OP(var)
 
 SKIFF_UNARY_OP(kNeg, "neg", neg_bw, 0, 0);
-SKIFF_UNARY_OP(kAbs, "abs", abs_bw, kIn, 0);
 SKIFF_UNARY_OP(kSign, "sign", zero_bw, 0, 0);
 SKIFF_UNARY_OP(kExp, "exp", exp_bw, 0, kOut);
 SKIFF_UNARY_OP(kLog, "log", log_bw, kIn, 0);
@@ -88,6 +98,9 @@ SKIFF_UNARY_OP(kRelu, "relu", relu_bw, 0, kOut);
 SKIFF_UNARY_OP(kLeakyRelu, "leaky_relu", leaky_relu_bw, kIn, 0);
 SKIFF_UNARY_OP(kClamp, "clamp", clamp_bw, kIn, 0);
 #undef SKIFF_UNARY_OP
+// abs maps complex to real (the others keep the dtype).
+const OpDef kAbs{.name = "abs", .infer = abs_infer, .backward = abs_bw, .save_inputs = kIn};
+SKIFF_REGISTER_OP(kAbs);
 
 /// Float functions promote integer/bool inputs to float32 first.
 Tensor float_input(const Tensor& x) { return is_differentiable(x.dtype()) ? x : to(x, DType::Float32); }

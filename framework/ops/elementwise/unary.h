@@ -10,6 +10,8 @@
 namespace skiff {
 
 Tensor neg(const Tensor& x);
+/// |x|. Complex input gives the modulus in the real dtype (complex64 -> float32),
+/// with gradient grad * z / |z| (0 at z = 0; convention in fft/complex.h).
 Tensor abs(const Tensor& x);
 /// -1, 0 or 1 (gradient zero).
 Tensor sign(const Tensor& x);

@@ -4,8 +4,10 @@
 /// dense decompositions (solve, inverse, cholesky, det).
 ///
 /// Products accept every real dtype (float16/bfloat16 accumulate in float32,
-/// integers wrap on overflow like NumPy); mixed inputs are promoted first
-/// (NumPy rules). Complex and bool inputs throw NotImplementedError. Batch dims
+/// integers wrap on overflow like NumPy) and complex64/complex128 (matmul, bmm,
+/// linear, dot, outer; dot does not conjugate, like torch.dot); mixed inputs are
+/// promoted first (NumPy rules). Bool inputs throw NotImplementedError. Complex
+/// gradients are conjugate transposes (grad_a = grad b^H; fft/complex.h). Batch dims
 /// broadcast with NumPy rules. All products are differentiable to any order: their
 /// backward is written with matmul itself.
 ///
@@ -31,7 +33,7 @@ namespace skiff {
 ///    [B, 1, M, K] x [H, K, N] -> [B, H, M, N].
 /// Transposed or otherwise strided inputs are read in place when the layout allows.
 /// \throws ShapeError if the inner dims differ, batch dims do not broadcast, or an input is 0-d;
-///         NotImplementedError for complex or bool inputs.
+///         NotImplementedError for bool inputs.
 Tensor matmul(const Tensor& a, const Tensor& b);
 
 /// Batched product of two 3-D tensors: [B, M, K] x [B, K, N] -> [B, M, N] (no broadcasting).

@@ -2,6 +2,7 @@
 // it (NumPy matmul, bmm, linear, dot, outer).
 #include "framework/ops/common.h"
 #include "framework/ops/elementwise/binary.h"
+#include "framework/ops/fft/complex.h"
 #include "framework/ops/linalg/linalg.h"
 #include "framework/ops/linalg/linalg_internal.h"
 #include "framework/ops/shape/shape_ops.h"
@@ -37,12 +38,15 @@ std::vector<TensorMeta> matmul_infer(const std::vector<Tensor>& in, const Attrs&
 
 Tensor matrix_transpose(const Tensor& x) { return transpose(x, -1, -2); }
 
-// d(a b) = da b + a db; broadcast batch dims are summed back to each input's shape.
+// d(a b) = da b + a db; broadcast batch dims are summed back to each input's shape. Complex
+// operands take the conjugate transpose (ga = g b^H, gb = a^H g; fft/complex.h convention).
 std::vector<Tensor> matmul_backward(BackwardContext& ctx) {
   const Tensor& g = ctx.grad();
   Tensor ga, gb;
-  if (ctx.needs_grad(0)) ga = sum_to(detail::matmul_primitive(g, matrix_transpose(ctx.input(1))), ctx.input_meta(0).shape);
-  if (ctx.needs_grad(1)) gb = sum_to(detail::matmul_primitive(matrix_transpose(ctx.input(0)), g), ctx.input_meta(1).shape);
+  if (ctx.needs_grad(0))
+    ga = sum_to(detail::matmul_primitive(g, conj(matrix_transpose(ctx.input(1)))), ctx.input_meta(0).shape);
+  if (ctx.needs_grad(1))
+    gb = sum_to(detail::matmul_primitive(conj(matrix_transpose(ctx.input(0))), g), ctx.input_meta(1).shape);
   return {ga, gb};
 }
 
@@ -51,8 +55,8 @@ SKIFF_REGISTER_OP(kMatmul);
 
 DType product_dtype(const Tensor& a, const Tensor& b, const char* op) {
   DType t = promote_types(a.dtype(), b.dtype());
-  SKIFF_CHECK_T(NotImplementedError, is_floating(t) || is_integral(t),
-                "{}: expected real (float or integer) tensors, got {} and {}", op, dtype_name(a.dtype()),
+  SKIFF_CHECK_T(NotImplementedError, is_floating(t) || is_integral(t) || is_complex(t),
+                "{}: expected float, integer or complex tensors, got {} and {}", op, dtype_name(a.dtype()),
                 dtype_name(b.dtype()));
   return t;
 }

@@ -100,13 +100,21 @@ void neg_cpu(const KernelContext& c) {
 SKIFF_REGISTER_KERNEL(neg, CPU, "cpu", kFloatTypes | kIntTypes | kComplexTypes, 0, neg_cpu);
 
 void abs_cpu(const KernelContext& c) {
+  if (c.inputs[0].dtype() == DType::Complex64) {
+    unary_loop<float, complex64>(c.outputs[0], c.inputs[0], [](complex64 z) { return std::abs(z); });
+    return;
+  }
+  if (c.inputs[0].dtype() == DType::Complex128) {
+    unary_loop<double, complex128>(c.outputs[0], c.inputs[0], [](complex128 z) { return std::abs(z); });
+    return;
+  }
   visit_real(c.inputs[0].dtype(), "abs", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = acc_t<T>;
     unary_loop<T, T>(c.outputs[0], c.inputs[0], [](A x) -> A { return x < A(0) ? A(-x) : x; });
   });
 }
-SKIFF_REGISTER_KERNEL(abs, CPU, "cpu", kFloatTypes | kIntTypes, 0, abs_cpu);
+SKIFF_REGISTER_KERNEL(abs, CPU, "cpu", kFloatTypes | kIntTypes | kComplexTypes, 0, abs_cpu);
 
 void clamp_cpu(const KernelContext& c) {
   double lo = c.attrs.get_float("min"), hi = c.attrs.get_float("max");

@@ -4,12 +4,16 @@
 //    transposed (column-major) operands are mapped in place; other layouts are copied
 //    to contiguous first (gemm_layout.h). Eigen parallelizes one large GEMM with OpenMP.
 //  - float16/bfloat16: converted to float32, multiplied as above, rounded once at the end.
+//  - complex64/complex128: Eigen's complex GEMM on strided Eigen::Map views (baseline
+//    ISA, no per-ISA copies: complex products are rare next to float32 ones).
 //  - integers: i-k-j loops accumulating in uint64 (wraps like NumPy, without signed
 //    overflow UB), reading arbitrary strides directly.
 // Many small matrices are spread over threads one matrix each (kParallelGrain); each
 // output matrix is computed by one code path, so batching does not change results.
 // Tested against naive double loops in tests/framework/ops/linalg/matmul_test.cpp
 // (float32 at 1e-5 relative, float64 at 1e-12, integers exact).
+#include <Eigen/Core>
+#include <complex>
 #include <cstring>
 
 #include "framework/backends/cpu/kernels/linalg/eigen_gemm.h"
@@ -44,6 +48,22 @@ void matmul_float(const Tensor& a_in, const Tensor& b_in, const Tensor& out) {
   const gemm::EigenGemmFn<T> eigen_gemm = pick_eigen_gemm<T>();
   gemm::for_each_matrix(p, [&](int64_t i) {
     eigen_gemm(pa + p.a_offsets[size_t(i)], la, pb + p.b_offsets[size_t(i)], lb, pc + i * p.m * p.n, p.m, p.n, p.k);
+  });
+}
+
+template <typename T>
+void matmul_complex(const Tensor& a, const Tensor& b, const Tensor& out) {
+  using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Strided = Eigen::Map<const Mat, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
+  gemm::BatchPlan p = gemm::plan_batches(a, b, out);
+  const Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic> sa(a.strides()[a.dim() - 2], a.strides()[a.dim() - 1]);
+  const Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic> sb(b.strides()[b.dim() - 2], b.strides()[b.dim() - 1]);
+  const T* pa = a.data<T>();
+  const T* pb = b.data<T>();
+  T* pc = out.data<T>();
+  gemm::for_each_matrix(p, [&](int64_t i) {
+    Eigen::Map<Mat> cm(pc + i * p.m * p.n, p.m, p.n);
+    cm.noalias() = Strided(pa + p.a_offsets[size_t(i)], p.m, p.k, sa) * Strided(pb + p.b_offsets[size_t(i)], p.k, p.n, sb);
   });
 }
 
@@ -92,6 +112,8 @@ void matmul_cpu(const KernelContext& c) {
     detail::copy_into(out, acc);
     return;
   }
+  if (t == DType::Complex64) return matmul_complex<complex64>(a, b, out);
+  if (t == DType::Complex128) return matmul_complex<complex128>(a, b, out);
   visit_real(t, "matmul", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) matmul_float<T>(a, b, out);
@@ -101,6 +123,6 @@ void matmul_cpu(const KernelContext& c) {
 
 }  // namespace
 
-SKIFF_REGISTER_KERNEL(matmul, CPU, "cpu", kFloatTypes | kIntTypes, 0, matmul_cpu);
+SKIFF_REGISTER_KERNEL(matmul, CPU, "cpu", kFloatTypes | kIntTypes | kComplexTypes, 0, matmul_cpu);
 
 }  // namespace skiff::cpu
