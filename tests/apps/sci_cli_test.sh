@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# `skiff sci train / eval / query` as a user runs them: files written, figures,
+# exit codes and error messages. Usage: sci_cli_test.sh SKIFF_BINARY REPO_ROOT
+set -u
+SKIFF="$1"
+ROOT="$2"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+check() {  # check DESCRIPTION CONDITION...
+  local what="$1"; shift
+  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+
+# A shortened plate run from the shipped recipe.
+"$SKIFF" --threads 1 sci train -c "$ROOT/configs/science/plate_bending.yml" -o model.hidden=[16,16] \
+  -o sampling.interior=300 -o sampling.boundary=80 -o train.adam.iterations=60 -o train.lbfgs.iterations=40 \
+  -o train.log_every=20 -o eval.grid=[21,31] --output "$TMP/plate" >"$TMP/train.txt" 2>"$TMP/train.err"; rc=$?
+check "train: exit 0" test "$rc" -eq 0
+for f in metrics.json solution.safetensors w.png Mx.png My.png; do
+  check "train: wrote $f" test -s "$TMP/plate/$f"
+done
+check "train: progress on stderr" grep -q "^adam .*loss" "$TMP/train.err"
+check "train: summary names w, Mx, My" grep -q "^Mx .*rel L2" "$TMP/train.txt"
+check "metrics: centre deflection reference" grep -q '"centre_w_reference": 0.0042993' "$TMP/plate/metrics.json"
+
+"$SKIFF" sci eval --model "$TMP/plate/solution.safetensors" --json >"$TMP/eval.json"; rc=$?
+check "eval: exit 0" test "$rc" -eq 0
+check "eval: same rel L2 as training" python3 - "$TMP/eval.json" "$TMP/plate/metrics.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2]))["evaluation"]
+sys.exit(0 if abs(e["fields"]["w"]["rel_l2"] - m["fields"]["w"]["rel_l2"]) < 1e-12 else 1)
+PY
+
+"$SKIFF" sci query --model "$TMP/plate/solution.safetensors" --points 1,1.5 --points 0,0 >"$TMP/q.csv"; rc=$?
+check "query: exit 0" test "$rc" -eq 0
+check "query: header" grep -qx "x,y,w,Mx,My" "$TMP/q.csv"
+check "query: two rows" test "$(wc -l <"$TMP/q.csv")" -eq 3
+"$SKIFF" sci query --model "$TMP/plate/solution.safetensors" --grid 3,4 --csv "$TMP/g.csv" >/dev/null
+check "query: grid csv has 12 rows" test "$(wc -l <"$TMP/g.csv")" -eq 13
+
+# Bad input: clear errors naming the input, non-zero exit, nothing half-written.
+printf 'problem: {name: plate_bending}\nmodel: {hiden: [3]}\n' >"$TMP/typo.yml"
+"$SKIFF" sci train -c "$TMP/typo.yml" --output "$TMP/typo" >/dev/null 2>"$TMP/typo.err"; rc=$?
+check "typo: non-zero exit" test "$rc" -ne 0
+check "typo: file, line, key and suggestion" grep -q "typo.yml:2: model.hiden: unknown key; did you mean 'hidden'?" "$TMP/typo.err"
+check "typo: no output directory" test ! -e "$TMP/typo"
+"$SKIFF" sci query --model "$TMP/plate/solution.safetensors" --points 5,5 >/dev/null 2>"$TMP/out.err"; rc=$?
+check "outside point: error" grep -q "lies outside" "$TMP/out.err"
+"$SKIFF" sci eval --model "$ROOT/configs/science/poisson.yml" >/dev/null 2>"$TMP/notst.err"; rc=$?
+check "not a solution: non-zero exit" test "$rc" -ne 0
+check "not a solution: names the file" grep -q "poisson.yml" "$TMP/notst.err"
+
+echo "$fails failure(s)"
+test "$fails" -eq 0
