@@ -9,6 +9,7 @@
 #include <functional>
 #include <sstream>
 
+#include "apps/skiff/bench_timing.h"
 #include "apps/skiff/commands.h"
 #include "framework/autograd/engine.h"
 #include "framework/core/rng.h"
@@ -19,21 +20,6 @@
 
 namespace skiff::app {
 namespace {
-
-double median_seconds(const std::function<void()>& fn, double min_time = 0.5, int min_reps = 5) {
-  using clock = std::chrono::steady_clock;
-  for (int i = 0; i < 3; ++i) fn();
-  std::vector<double> times;
-  auto start = clock::now();
-  while (int(times.size()) < min_reps || std::chrono::duration<double>(clock::now() - start).count() < min_time) {
-    auto t0 = clock::now();
-    fn();
-    times.push_back(std::chrono::duration<double>(clock::now() - t0).count());
-    if (times.size() > 1000) break;
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
 
 struct ConvCase {
   const char* name;
@@ -65,13 +51,7 @@ void report(const Options& o, const std::string& bench, int threads, double seco
 }
 
 void run_ops_bench(const Options& o) {
-  std::vector<int> thread_counts;
-  std::stringstream list(o.threads);
-  for (std::string part; std::getline(list, part, ',');) {
-    int n = std::atoi(part.c_str());
-    SKIFF_CHECK(n > 0, "bench: --threads-list expects positive integers separated by commas, got '{}'", o.threads);
-    thread_counts.push_back(n);
-  }
+  const std::vector<int> thread_counts = parse_threads_list(o.threads);
   auto wanted = [&](const std::string& name) { return o.filter.empty() || name.find(o.filter) != std::string::npos; };
   manual_seed(0);
   for (int nt : thread_counts) {

@@ -112,10 +112,10 @@ std::vector<TrainRecord> PinnSolver::train(const TrainOptions& o,
   const auto start = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   auto record = [&](const std::string& phase, int64_t step) {
-    TrainRecord r{phase, step};
-    {
-      r.loss = to(detach(loss(&r.parts)), DType::Float64).item<double>();
-    }
+    TrainRecord r;
+    r.phase = phase;
+    r.step = step;
+    r.loss = to(detach(loss(&r.parts)), DType::Float64).item<double>();
     r.error = validation_error();
     r.seconds = seconds();
     log.push_back(r);
