@@ -40,6 +40,9 @@ PinnSolver::PinnSolver(std::shared_ptr<const Problem> problem, NetConfig net, De
   constraints_ = problem_->constraints(plan, gen);
   for (const auto& c : constraints_) points_.push_back(to(c.points, net.dtype));
   validation_points_ = problem_->domain()->sample_interior(2000, Sampling::LatinHypercube, gen);
+  // Computed once: some references (Cole-Hopf quadrature) cost more than a training step.
+  auto ref = problem_->reference(validation_points_);
+  if (!ref.empty()) validation_reference_ = ref[0].values;
 }
 
 Tensor PinnSolver::loss(std::map<std::string, double>* parts) {
@@ -100,10 +103,9 @@ Evaluation PinnSolver::evaluate(const Tensor& physical_points) {
 }
 
 double PinnSolver::validation_error() {
-  auto ref = problem_->reference(validation_points_);
-  if (ref.empty()) return -1;
+  if (!validation_reference_.defined()) return -1;
   auto pred = predict(validation_points_);
-  return rel_l2(pred[0].values, ref[0].values);
+  return rel_l2(pred[0].values, validation_reference_);
 }
 
 std::vector<TrainRecord> PinnSolver::train(const TrainOptions& o,

@@ -85,6 +85,7 @@ class PinnSolver {
   std::vector<Constraint> constraints_;
   std::vector<Tensor> points_;  // constraint points in the network's dtype
   Tensor validation_points_;    // physical
+  Tensor validation_reference_; // first reference field there (undefined without a reference)
 };
 
 /// The network configuration for a problem: its inputs/outputs and nondimensional box.

@@ -31,8 +31,8 @@ struct Entry {
   std::unique_ptr<Problem> (*make)(const RecipeSection&);
 };
 const Entry kProblems[] = {
-    {"plate_bending", make_plate_bending},
-    {"poisson", make_poisson},
+    {"plate_bending", make_plate_bending}, {"poisson", make_poisson},   {"helmholtz", make_helmholtz},
+    {"heat", make_heat},                   {"burgers", make_burgers}, {"navier_stokes", make_navier_stokes},
 };
 }  // namespace
 

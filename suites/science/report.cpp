@@ -120,7 +120,8 @@ cv::Mat panel(const std::vector<double>& values, const std::vector<bool>& inside
 
 std::vector<std::string> write_field_images(const std::string& dir, PinnSolver& solver,
                                             const std::vector<int64_t>& grid) {
-  const Geometry& g = *solver.problem().domain();
+  const auto domain = solver.problem().domain();  // keeps the geometry alive
+  const Geometry& g = *domain;
   if (g.dim() != 2 || grid.size() != 2) return {};
   std::vector<bool> inside;
   Tensor pts = grid_points(g, grid, &inside);

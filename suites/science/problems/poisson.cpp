@@ -1,14 +1,17 @@
-// 2-D Poisson equation with a manufactured solution:
-//   -lap u = f on [x0, x1] x [y0, y1],  u = g on the boundary,
-//   u*(x, y) = sin(kx pi x) sin(ky pi y), f = (kx^2 + ky^2) pi^2 u*, g = u*.
+// 2-D Poisson and Helmholtz equations with a manufactured solution:
+//   lap u + k^2 u = q on [x0, x1] x [y0, y1]   (Poisson: k = 0, q = -f),
+//   u*(x, y) = sin(kx pi x) sin(ky pi y),  q = (k^2 - (kx^2 + ky^2) pi^2) u*,
+// with, per edge, Dirichlet data u = u* or Neumann data du/dn = du*/dn.
 //
 // Nondimensionalization: x = L x_hat with L the Poincare length of the box and
-// u = U u_hat with U = max(max|f| L^2, max|g|), so both the source and the
-// boundary data are of order one in the network's units.
+// u = U u_hat with U = max(max|q| L^2, max|u*|, max|grad u*| L), so the source
+// and every kind of boundary data are of order one in the network's units;
+// the wave number becomes k L.
 #include <cmath>
 #include <numbers>
 
 #include "framework/ops/ops.h"
+#include "suites/science/problems/conditions.h"
 #include "suites/science/problems/problems.h"
 #include "suites/science/recipe_section.h"
 
@@ -16,34 +19,50 @@ namespace skiff::science {
 namespace {
 
 constexpr double kPi = std::numbers::pi;
+const std::vector<std::string> kEdges{"left", "right", "bottom", "top"};  // Rectangle's part order
 
-class Poisson : public Problem {
+class SinProductProblem : public Problem {
  public:
-  explicit Poisson(const RecipeSection& s) {
-    s.allow_only({"name", "domain", "solution", "weights"});
+  SinProductProblem(const RecipeSection& s, bool helmholtz) : helmholtz_(helmholtz) {
+    std::vector<std::string> keys{"name", "domain", "solution", "boundary", "weights"};
+    if (helmholtz_) keys.push_back("wavenumber");
+    s.allow_only(keys);
     RecipeSection dom = s.section("domain"), sol = s.section("solution"), w = s.section("weights");
     dom.allow_only({"x", "y"});
     sol.allow_only({"kx", "ky"});
     w.allow_only({"pde", "boundary"});
-    auto x = dom.numbers("x", std::vector<double>{0, 1}), y = dom.numbers("y", std::vector<double>{0, 1});
-    SKIFF_CHECK(x.size() == 2 && y.size() == 2, "{}: domain.x and domain.y are [low, high] pairs", dom.where("x"));
+    const std::vector<double> fallback = helmholtz_ ? std::vector<double>{-1, 1} : std::vector<double>{0, 1};
+    auto x = dom.numbers("x", fallback), y = dom.numbers("y", fallback);
+    SKIFF_CHECK(x.size() == 2 && y.size() == 2 && x[0] < x[1] && y[0] < y[1],
+                "{}: domain.x and domain.y are [low, high] pairs with low < high", dom.where("x"));
     box_ = std::make_shared<Rectangle>(x[0], y[0], x[1], y[1]);
     kx_ = sol.number("kx", 1.0);
-    ky_ = sol.number("ky", 1.0);
+    ky_ = sol.number("ky", helmholtz_ ? 4.0 : 1.0);
+    k_ = helmholtz_ ? s.number("wavenumber", 1.0) : 0.0;
+    bc_ = parse_boundary_conditions(s, "boundary", kEdges, BoundaryKind::Dirichlet);
+    if (!helmholtz_)
+      SKIFF_CHECK(bc_.any(BoundaryKind::Dirichlet),
+                  "{}: at least one edge needs a Dirichlet condition (with Neumann data only, u is fixed up to a "
+                  "constant)",
+                  s.where("boundary"));
     w_pde_ = w.positive("pde", 1.0);
     w_bc_ = w.positive("boundary", 1.0);
     l_ = poincare_length(box_->bounds());
-    // Largest |u*| on a fine grid of the closed box bounds the boundary data.
-    double gmax = 0;
+    // Largest |u*| and |grad u*| on a fine grid of the closed box.
+    double gmax = 0, dmax = 0;
     for (int i = 0; i <= 64; ++i)
-      for (int j = 0; j <= 64; ++j)
-        gmax = std::max(gmax, std::abs(exact(x[0] + (x[1] - x[0]) * i / 64, y[0] + (y[1] - y[0]) * j / 64)));
-    const double fmax = (kx_ * kx_ + ky_ * ky_) * kPi * kPi * gmax;
-    u_ = std::max(fmax * l_ * l_, gmax);
+      for (int j = 0; j <= 64; ++j) {
+        double px = x[0] + (x[1] - x[0]) * i / 64, py = y[0] + (y[1] - y[0]) * j / 64;
+        gmax = std::max(gmax, std::abs(exact(px, py)));
+        auto [gx, gy] = gradient(px, py);
+        dmax = std::max(dmax, std::hypot(gx, gy));
+      }
+    const double qmax = std::abs(k_ * k_ - (kx_ * kx_ + ky_ * ky_) * kPi * kPi) * gmax;
+    u_ = std::max({qmax * l_ * l_, gmax, dmax * l_});
     SKIFF_CHECK(u_ > 0, "{}: the manufactured solution is zero everywhere on this domain", s.where("solution"));
   }
 
-  std::string name() const override { return "poisson"; }
+  std::string name() const override { return helmholtz_ ? "helmholtz" : "poisson"; }
   std::vector<std::string> inputs() const override { return {"x", "y"}; }
   std::vector<std::string> outputs() const override { return {"u"}; }
   std::shared_ptr<const Geometry> domain() const override { return box_; }
@@ -54,17 +73,29 @@ class Poisson : public Problem {
     Box b = box_->bounds();
     Rectangle box(b.lo[0] / l_, b.lo[1] / l_, b.hi[0] / l_, b.hi[1] / l_);
     Tensor xi = box.sample_interior(plan.count("interior"), plan.method, gen);
-    Tensor source = exact(select(xi, 1, 0) * l_, select(xi, 1, 1) * l_) *
-                    ((kx_ * kx_ + ky_ * ky_) * kPi * kPi * l_ * l_ / u_);
+    const double k2 = k_ * k_;
+    Tensor source =
+        exact(select(xi, 1, 0) * l_, select(xi, 1, 1) * l_) * ((k2 - (kx_ * kx_ + ky_ * ky_) * kPi * kPi) * l_ * l_ / u_);
     Constraint pde{"pde", xi, {{0, {2, 0}}, {0, {0, 2}}}, nullptr, w_pde_};
-    pde.residual = [source](Derivatives& d, const Tensor& x) {
-      return -(d.partial({0, {2, 0}}) + d.partial({0, {0, 2}})) - to(source, x.dtype());
+    const double k2_hat = k2 * l_ * l_;
+    pde.residual = [source, k2_hat](Derivatives& d, const Tensor& x) {
+      Tensor r = d.partial({0, {2, 0}}) + d.partial({0, {0, 2}}) - to(source, x.dtype());
+      return k2_hat != 0 ? r + d.value(0) * k2_hat : r;
     };
-    Tensor xb = box.sample_boundary(plan.count("boundary"), plan.method, gen).points;
-    Tensor g = exact(select(xb, 1, 0) * l_, select(xb, 1, 1) * l_) / u_;
-    Constraint bc{"boundary", xb, {}, nullptr, w_bc_};
-    bc.residual = [g](Derivatives& d, const Tensor& x) { return d.value(0) - to(g, x.dtype()); };
-    return {pde, bc};
+    std::vector<Constraint> out{pde};
+    BoundarySample edge = box.sample_boundary(plan.count("boundary"), plan.method, gen);
+    if (bc_.any(BoundaryKind::Dirichlet)) {
+      Tensor xb = bc_.select(edge, BoundaryKind::Dirichlet).points;
+      out.push_back(value_constraint("boundary", xb, {0}, exact(select(xb, 1, 0) * l_, select(xb, 1, 1) * l_) / u_,
+                                     w_bc_));
+    }
+    if (bc_.any(BoundaryKind::Neumann)) {
+      BoundarySample nb = bc_.select(edge, BoundaryKind::Neumann);
+      auto [gx, gy] = gradient(select(nb.points, 1, 0) * l_, select(nb.points, 1, 1) * l_);
+      Tensor flux = (gx * select(nb.normals, 1, 0) + gy * select(nb.normals, 1, 1)) * (l_ / u_);
+      out.push_back(neumann_constraint("neumann", nb, 0, 2, flux, w_bc_));
+    }
+    return out;
   }
 
   std::vector<Field> reference(const Tensor& p) const override {
@@ -74,14 +105,25 @@ class Poisson : public Problem {
 
  private:
   double exact(double x, double y) const { return std::sin(kx_ * kPi * x) * std::sin(ky_ * kPi * y); }
+  std::pair<double, double> gradient(double x, double y) const {
+    return {kx_ * kPi * std::cos(kx_ * kPi * x) * std::sin(ky_ * kPi * y),
+            ky_ * kPi * std::sin(kx_ * kPi * x) * std::cos(ky_ * kPi * y)};
+  }
   Tensor exact(const Tensor& x, const Tensor& y) const { return sin(x * (kx_ * kPi)) * sin(y * (ky_ * kPi)); }
+  std::pair<Tensor, Tensor> gradient(const Tensor& x, const Tensor& y) const {
+    return {cos(x * (kx_ * kPi)) * sin(y * (ky_ * kPi)) * (kx_ * kPi),
+            sin(x * (kx_ * kPi)) * cos(y * (ky_ * kPi)) * (ky_ * kPi)};
+  }
 
+  bool helmholtz_;
   std::shared_ptr<Rectangle> box_;
-  double kx_, ky_, w_pde_, w_bc_, l_, u_;
+  BoundaryConditions bc_;
+  double kx_, ky_, k_, w_pde_, w_bc_, l_, u_;
 };
 
 }  // namespace
 
-std::unique_ptr<Problem> make_poisson(const RecipeSection& s) { return std::make_unique<Poisson>(s); }
+std::unique_ptr<Problem> make_poisson(const RecipeSection& s) { return std::make_unique<SinProductProblem>(s, false); }
+std::unique_ptr<Problem> make_helmholtz(const RecipeSection& s) { return std::make_unique<SinProductProblem>(s, true); }
 
 }  // namespace skiff::science

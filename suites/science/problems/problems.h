@@ -15,6 +15,19 @@ std::unique_ptr<Problem> make_plate_bending(const RecipeSection& s);
 /// -lap u = f with Dirichlet data from a manufactured solution (poisson.cpp).
 std::unique_ptr<Problem> make_poisson(const RecipeSection& s);
 
+/// lap u + k^2 u = q with a manufactured solution (poisson.cpp).
+std::unique_ptr<Problem> make_helmholtz(const RecipeSection& s);
+/// u_t = alpha u_xx in 1-D with an exact solution (heat.cpp).
+std::unique_ptr<Problem> make_heat(const RecipeSection& s);
+/// Viscous Burgers u_t + u u_x = nu u_xx, Cole-Hopf reference (burgers.cpp).
+std::unique_ptr<Problem> make_burgers(const RecipeSection& s);
+/// Steady 2-D Navier-Stokes, Kovasznay flow (navier_stokes.cpp).
+std::unique_ptr<Problem> make_navier_stokes(const RecipeSection& s);
+
+/// The Cole-Hopf solution of u_t + u u_x = nu u_xx, u(x, 0) = -sin(pi x), at
+/// (x, t), by the trapezoidal rule with spacing `step` in the scaled variable.
+double burgers_cole_hopf(double x, double t, double nu, double step = 0.01);
+
 /// Length scale of a box: its shortest side over pi. For a second- or
 /// fourth-order elliptic operator on the box this is the reciprocal of the
 /// lowest Dirichlet eigenvalue's square root, so a unit load gives a solution
