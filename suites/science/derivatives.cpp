@@ -33,11 +33,11 @@ int order_of(const MultiIndex& a) {
   return s;
 }
 
-void check_partial(const Partial& p, const PinnNet& net) {
-  SKIFF_CHECK(p.output >= 0 && p.output < net.config().outputs, "derivatives: output {} out of range (network has {})",
-              p.output, net.config().outputs);
-  SKIFF_CHECK(int64_t(p.alpha.size()) == net.config().inputs, "derivatives: multi-index has {} entries for {} inputs",
-              p.alpha.size(), net.config().inputs);
+void check_partial(const Partial& p, int64_t inputs, int64_t outputs) {
+  SKIFF_CHECK(p.output >= 0 && p.output < outputs, "derivatives: output {} out of range (the model has {})", p.output,
+              outputs);
+  SKIFF_CHECK(int64_t(p.alpha.size()) == inputs, "derivatives: multi-index has {} entries for {} inputs",
+              p.alpha.size(), inputs);
   for (int k : p.alpha) SKIFF_CHECK(k >= 0, "derivatives: negative order in a multi-index");
 }
 
@@ -45,13 +45,17 @@ void check_partial(const Partial& p, const PinnNet& net) {
 // gradient call yields that partial for every input coordinate, all cached.
 class AutogradDerivatives : public Derivatives {
  public:
-  AutogradDerivatives(PinnNet& net, const Tensor& points) : net_(net) {
+  AutogradDerivatives(const std::function<Tensor(const Tensor&)>& model, int64_t outputs, const Tensor& points)
+      : outputs_(outputs) {
     x_ = detach(points).set_requires_grad(true);
-    u_ = net.forward(x_);
+    u_ = model(x_);
+    SKIFF_CHECK(u_.dim() == 2 && u_.size(0) == x_.size(0) && u_.size(1) == outputs,
+                "derivatives: the model maps [{}, {}] points to {}, expected [{}, {}]", x_.size(0), x_.size(1),
+                u_.shape().str(), x_.size(0), outputs);
   }
   Tensor values() override { return u_; }
   Tensor partial(const Partial& p) override {
-    check_partial(p, net_);
+    check_partial(p, x_.size(1), outputs_);
     if (order_of(p.alpha) == 0) return select(u_, 1, p.output);
     if (auto it = cache_.find(p); it != cache_.end()) return it->second;
     // Differentiate the lower partial along the last coordinate it still has.
@@ -73,7 +77,7 @@ class AutogradDerivatives : public Derivatives {
   }
 
  private:
-  PinnNet& net_;
+  int64_t outputs_;
   Tensor x_, u_;
   std::map<Partial, Tensor> cache_;
 };
@@ -107,7 +111,7 @@ class JetDerivatives : public Derivatives {
     };
     int max_order = 0;
     for (const Partial& p : needed) {
-      check_partial(p, net);
+      check_partial(p, net.config().inputs, net.config().outputs);
       std::vector<int> nz;
       for (int i = 0; i < d; ++i)
         if (p.alpha[i] > 0) nz.push_back(i);
@@ -171,8 +175,15 @@ class JetDerivatives : public Derivatives {
 
 std::unique_ptr<Derivatives> make_derivatives(DerivativeMode mode, PinnNet& net, const Tensor& points,
                                               const std::vector<Partial>& needed) {
-  if (mode == DerivativeMode::Autograd) return std::make_unique<AutogradDerivatives>(net, points);
+  if (mode == DerivativeMode::Autograd)
+    return std::make_unique<AutogradDerivatives>([&net](const Tensor& x) { return net.forward(x); },
+                                                 net.config().outputs, points);
   return std::make_unique<JetDerivatives>(net, points, needed);
+}
+
+std::unique_ptr<Derivatives> autograd_derivatives(const std::function<Tensor(const Tensor&)>& model, int64_t outputs,
+                                                  const Tensor& points) {
+  return std::make_unique<AutogradDerivatives>(model, outputs, points);
 }
 
 }  // namespace skiff::science

@@ -56,4 +56,10 @@ class Derivatives {
 std::unique_ptr<Derivatives> make_derivatives(DerivativeMode mode, PinnNet& net, const Tensor& points,
                                               const std::vector<Partial>& needed);
 
+/// Nested-autograd derivatives of any differentiable map `model` ([N, inputs]
+/// -> [N, outputs]) at `points`, e.g. of an exact solution written with tensor
+/// ops, to check that a problem's residuals vanish on it.
+std::unique_ptr<Derivatives> autograd_derivatives(const std::function<Tensor(const Tensor&)>& model, int64_t outputs,
+                                                  const Tensor& points);
+
 }  // namespace skiff::science
