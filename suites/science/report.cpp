@@ -72,7 +72,7 @@ namespace {
 // One panel: the field (x to the right, y up) scaled to ~300 px on its long
 // side, viridis colours, and a colour bar with min / max labels.
 cv::Mat panel(const std::vector<double>& values, const std::vector<bool>& inside, int64_t nx, int64_t ny,
-              const std::string& title) {
+              const std::string& title, const std::string& caption) {
   double lo = INFINITY, hi = -INFINITY;
   for (size_t i = 0; i < values.size(); ++i)
     if (inside[i]) lo = std::min(lo, values[i]), hi = std::max(hi, values[i]);
@@ -93,8 +93,9 @@ cv::Mat panel(const std::vector<double>& values, const std::vector<bool>& inside
   cv::applyColorMap(gray, colour, cv::COLORMAP_VIRIDIS);
   colour.setTo(cv::Scalar(255, 255, 255), ~mask);
 
-  const int bar_w = 16, label_w = 90, top = 28, pad = 8;
-  cv::Mat out(size.height + top + pad, pad + size.width + pad + bar_w + label_w, CV_8UC3, cv::Scalar(255, 255, 255));
+  const int bar_w = 16, label_w = 90, top = 28, pad = 8, bottom = 22;
+  cv::Mat out(size.height + top + bottom, pad + size.width + pad + bar_w + label_w, CV_8UC3,
+              cv::Scalar(255, 255, 255));
   colour.copyTo(out(cv::Rect(pad, top, size.width, size.height)));
   cv::Mat ramp(size.height, 1, CV_8U);
   for (int r = 0; r < size.height; ++r) ramp.at<uint8_t>(r) = uint8_t(255 - r * 255 / std::max(1, size.height - 1));
@@ -107,6 +108,7 @@ cv::Mat panel(const std::vector<double>& values, const std::vector<bool>& inside
     cv::putText(out, s, cv::Point(x, y), cv::FONT_HERSHEY_SIMPLEX, sz, cv::Scalar(0, 0, 0), 1, cv::LINE_AA);
   };
   text(title, pad, 18, 0.5);
+  text(caption, pad, top + size.height + 16, 0.38);
   for (int t = 0; t <= 4; ++t) {
     double v = hi - (hi - lo) * t / 4.0;
     int y = top + int(std::lround((size.height - 1) * t / 4.0));
@@ -114,6 +116,96 @@ cv::Mat panel(const std::vector<double>& values, const std::vector<bool>& inside
     text(fmt::format("{:.3g}", v), bx + bar_w + 5, std::clamp(y + 4, top + 8, top + size.height));
   }
   return out;
+}
+
+// The caption under a field panel: which input runs along which image axis.
+std::string axes_caption(const std::vector<std::string>& inputs, const Box& b) {
+  return fmt::format("{} right [{:.3g}, {:.3g}], {} up [{:.3g}, {:.3g}]", inputs[0], b.lo[0], b.hi[0], inputs[1],
+                     b.lo[1], b.hi[1]);
+}
+
+struct Curve {
+  std::vector<double> y;
+  cv::Scalar colour;
+  bool dashed;
+};
+
+// A line plot of curves over common x values, with the y range shared by
+// every plot of a figure (lo, hi) so the panels compare at a glance.
+cv::Mat line_panel(const std::vector<double>& x, const std::vector<Curve>& curves, double lo, double hi,
+                   const std::string& title, const std::string& xlabel) {
+  const int w = 300, h = 200, left = 60, top = 28, right = 12, bottom = 36;
+  cv::Mat out(top + h + bottom, left + w + right, CV_8UC3, cv::Scalar(255, 255, 255));
+  auto text = [&](const std::string& s, int px, int py, double sz = 0.38) {
+    cv::putText(out, s, cv::Point(px, py), cv::FONT_HERSHEY_SIMPLEX, sz, cv::Scalar(0, 0, 0), 1, cv::LINE_AA);
+  };
+  const double x0 = x.front(), x1 = x.back();
+  auto px = [&](double v) { return left + int(std::lround((v - x0) / (x1 - x0) * (w - 1))); };
+  auto py = [&](double v) { return top + int(std::lround((hi - v) / (hi - lo) * (h - 1))); };
+  cv::rectangle(out, cv::Rect(left, top, w, h), cv::Scalar(0, 0, 0));
+  for (int t = 0; t <= 4; ++t) {
+    double vy = lo + (hi - lo) * t / 4.0, vx = x0 + (x1 - x0) * t / 4.0;
+    cv::line(out, cv::Point(left - 3, py(vy)), cv::Point(left, py(vy)), cv::Scalar(0, 0, 0));
+    text(fmt::format("{:.3g}", vy), 2, py(vy) + 4);
+    cv::line(out, cv::Point(px(vx), top + h), cv::Point(px(vx), top + h + 3), cv::Scalar(0, 0, 0));
+    text(fmt::format("{:.3g}", vx), px(vx) - 10, top + h + 15);
+  }
+  text(xlabel, left + w / 2 - 4, top + h + 31);
+  text(title, left, 18, 0.5);
+  for (const Curve& c : curves)
+    for (size_t i = 1; i < x.size(); ++i) {
+      if (c.dashed && (i / 3) % 2 == 1) continue;  // 3 segments on, 3 off
+      cv::line(out, cv::Point(px(x[i - 1]), py(c.y[i - 1])), cv::Point(px(x[i]), py(c.y[i])), c.colour, 2,
+               cv::LINE_AA);
+    }
+  return out;
+}
+
+// For a 1-D spatial domain over time: the field along x at four times,
+// prediction (red, dashed) over reference (black), like the figures of the
+// PINN literature. dir/<field>_snapshots.png per field.
+std::vector<std::string> write_snapshots(const std::string& dir, PinnSolver& solver, const TimeDomain& td,
+                                         int64_t nx) {
+  const Box b = td.space().bounds();
+  const std::vector<double> fractions{0.25, 0.5, 0.75, 1.0};
+  std::vector<double> xs, pts;
+  for (int64_t i = 0; i < nx; ++i) xs.push_back(b.lo[0] + (b.hi[0] - b.lo[0]) * double(i) / double(nx - 1));
+  for (double f : fractions)
+    for (double x : xs) pts.insert(pts.end(), {x, td.t0() + (td.t1() - td.t0()) * f});
+  Tensor p = from_vector(pts, Shape{int64_t(pts.size()) / 2, 2});
+  auto pred = solver.predict(p);
+  auto ref = solver.problem().reference(p);
+  const auto inputs = solver.problem().inputs();
+  std::vector<std::string> written;
+  for (size_t k = 0; k < pred.size(); ++k) {
+    auto pv = pred[k].values.to_vector<double>();
+    std::vector<double> rv = k < ref.size() ? ref[k].values.to_vector<double>() : std::vector<double>{};
+    double lo = *std::min_element(pv.begin(), pv.end()), hi = *std::max_element(pv.begin(), pv.end());
+    for (double v : rv) lo = std::min(lo, v), hi = std::max(hi, v);
+    const double margin = hi > lo ? 0.05 * (hi - lo) : 1.0;
+    lo -= margin, hi += margin;
+    std::vector<cv::Mat> panels;
+    for (size_t s = 0; s < fractions.size(); ++s) {
+      auto slice = [&](const std::vector<double>& v) {
+        return std::vector<double>(v.begin() + long(s * xs.size()), v.begin() + long((s + 1) * xs.size()));
+      };
+      std::vector<Curve> curves;
+      if (!rv.empty()) curves.push_back({slice(rv), cv::Scalar(0, 0, 0), false});
+      curves.push_back({slice(pv), cv::Scalar(40, 40, 220), true});
+      const double t = td.t0() + (td.t1() - td.t0()) * fractions[s];
+      panels.push_back(line_panel(xs, curves, lo, hi, fmt::format("{} at {} = {:.3g}", pred[k].name, inputs[1], t),
+                                  inputs[0]));
+    }
+    cv::Mat img;
+    cv::hconcat(panels, img);
+    cv::copyMakeBorder(img, img, 0, 18, 0, 0, cv::BORDER_CONSTANT, cv::Scalar(255, 255, 255));
+    cv::putText(img, rv.empty() ? "red dashed: prediction" : "black: reference, red dashed: prediction",
+                cv::Point(8, img.rows - 6), cv::FONT_HERSHEY_SIMPLEX, 0.38, cv::Scalar(0, 0, 0), 1, cv::LINE_AA);
+    std::string path = (std::filesystem::path(dir) / (pred[k].name + "_snapshots.png")).string();
+    data::write_image_file(path, img);
+    written.push_back(path);
+  }
+  return written;
 }
 
 }  // namespace
@@ -127,6 +219,7 @@ std::vector<std::string> write_field_images(const std::string& dir, PinnSolver& 
   Tensor pts = grid_points(g, grid, &inside);
   auto pred = solver.predict(pts);
   auto ref = solver.problem().reference(pts);
+  const std::string caption = axes_caption(solver.problem().inputs(), g.bounds());
   std::vector<std::string> written;
   // Scatter values at the kept points back onto the full grid.
   auto on_grid = [&](const Tensor& v) {
@@ -138,17 +231,21 @@ std::vector<std::string> write_field_images(const std::string& dir, PinnSolver& 
   };
   for (size_t k = 0; k < pred.size(); ++k) {
     std::string unit = pred[k].unit.empty() ? "" : " [" + pred[k].unit + "]";
-    std::vector<cv::Mat> panels{panel(on_grid(pred[k].values), inside, grid[0], grid[1], pred[k].name + unit + " prediction")};
+    std::vector<cv::Mat> panels{panel(on_grid(pred[k].values), inside, grid[0], grid[1], pred[k].name + unit + " prediction", caption)};
     if (k < ref.size()) {
-      panels.push_back(panel(on_grid(ref[k].values), inside, grid[0], grid[1], pred[k].name + " reference"));
+      panels.push_back(panel(on_grid(ref[k].values), inside, grid[0], grid[1], pred[k].name + " reference", caption));
       Tensor err = abs(pred[k].values - ref[k].values);
-      panels.push_back(panel(on_grid(err), inside, grid[0], grid[1], "|error|"));
+      panels.push_back(panel(on_grid(err), inside, grid[0], grid[1], "|error|", caption));
     }
     cv::Mat img;
     cv::hconcat(panels, img);
     std::string path = (std::filesystem::path(dir) / (pred[k].name + ".png")).string();
     data::write_image_file(path, img);
     written.push_back(path);
+  }
+  if (const auto* td = dynamic_cast<const TimeDomain*>(&g); td && td->space().dim() == 1) {
+    auto more = write_snapshots(dir, solver, *td, grid[0]);
+    written.insert(written.end(), more.begin(), more.end());
   }
   return written;
 }

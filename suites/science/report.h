@@ -31,7 +31,9 @@ nlohmann::json train_log_json(const std::vector<TrainRecord>& log);
 
 /// For 2-D problems: one PNG per field at dir/<field>.png with three panels
 /// (prediction, reference, |error|), each with its colour bar; without a
-/// reference only the prediction. Returns the files written.
+/// reference only the prediction. Time-dependent problems in one space
+/// dimension also get dir/<field>_snapshots.png: the field along x at four
+/// times, prediction over reference. Returns the files written.
 std::vector<std::string> write_field_images(const std::string& dir, PinnSolver& solver,
                                             const std::vector<int64_t>& grid);
 
