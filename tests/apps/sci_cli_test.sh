@@ -39,6 +39,18 @@ check "query: two rows" test "$(wc -l <"$TMP/q.csv")" -eq 3
 "$SKIFF" sci query --model "$TMP/plate/solution.safetensors" --grid 3,4 --csv "$TMP/g.csv" >/dev/null
 check "query: grid csv has 12 rows" test "$(wc -l <"$TMP/g.csv")" -eq 13
 
+# A time-dependent problem (heat, Neumann end): field image plus snapshots.
+"$SKIFF" --threads 1 sci train -c "$ROOT/configs/science/heat.yml" -o model.hidden=[12,12] -o sampling.interior=200 \
+  -o sampling.boundary=40 -o sampling.initial=40 -o train.adam.iterations=50 -o train.lbfgs.iterations=30 \
+  -o eval.grid=[21,11] -q --output "$TMP/heat" >"$TMP/heat.txt" 2>&1; rc=$?
+check "heat: exit 0" test "$rc" -eq 0
+for f in u.png u_snapshots.png; do check "heat: wrote $f" test -s "$TMP/heat/$f"; done
+check "heat: metrics list both images" python3 - "$TMP/heat/metrics.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+sys.exit(0 if sorted(p.split("/")[-1] for p in m["images"]) == ["u.png", "u_snapshots.png"] else 1)
+PY
+
 # Bad input: clear errors naming the input, non-zero exit, nothing half-written.
 printf 'problem: {name: plate_bending}\nmodel: {hiden: [3]}\n' >"$TMP/typo.yml"
 "$SKIFF" sci train -c "$TMP/typo.yml" --output "$TMP/typo" >/dev/null 2>"$TMP/typo.err"; rc=$?
