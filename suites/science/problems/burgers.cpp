@@ -57,13 +57,9 @@ class Burgers : public Problem {
  public:
   explicit Burgers(const RecipeSection& s) {
     s.allow_only({"name", "viscosity", "end_time", "weights"});
-    RecipeSection w = s.section("weights");
-    w.allow_only({"pde", "boundary", "initial"});
     nu_ = s.positive("viscosity", 0.01 / kPi);
     t1_ = s.positive("end_time", 1.0);
-    w_pde_ = w.positive("pde", 1.0);
-    w_bc_ = w.positive("boundary", 1.0);
-    w_ic_ = w.positive("initial", 1.0);
+    w_ = LossWeights(s, {"pde", "boundary", "initial"});
     domain_ = std::make_shared<TimeDomain>(std::make_shared<Interval>(-1.0, 1.0), 0.0, t1_);
   }
 
@@ -79,15 +75,15 @@ class Burgers : public Problem {
   std::vector<Constraint> constraints(const SamplingPlan& plan, Generator& gen) const override {
     const TimeDomain& td = *domain_;
     Constraint pde{"pde", td.sample_interior(plan.count("interior"), plan.method, gen),
-                   {{0, {0, 1}}, {0, {1, 0}}, {0, {2, 0}}}, nullptr, w_pde_};
+                   {{0, {0, 1}}, {0, {1, 0}}, {0, {2, 0}}}, nullptr, w_["pde"]};
     const double nu = nu_;
     pde.residual = [nu](Derivatives& d, const Tensor&) {
       return d.partial({0, {0, 1}}) + d.value(0) * d.partial({0, {1, 0}}) - d.partial({0, {2, 0}}) * nu;
     };
     Tensor xi = td.sample_initial(plan.count("initial"), plan.method, gen);
     Tensor xb = td.sample_boundary(plan.count("boundary"), plan.method, gen).points;
-    return {pde, value_constraint("initial", xi, {0}, -sin(select(xi, 1, 0) * kPi), w_ic_),
-            value_constraint("boundary", xb, {0}, zeros({xb.size(0)}, DType::Float64), w_bc_)};
+    return {pde, value_constraint("initial", xi, {0}, -sin(select(xi, 1, 0) * kPi), w_["initial"]),
+            value_constraint("boundary", xb, {0}, zeros({xb.size(0)}, DType::Float64), w_["boundary"])};
   }
 
   std::vector<Field> reference(const Tensor& p) const override {
@@ -100,7 +96,8 @@ class Burgers : public Problem {
   }
 
  private:
-  double nu_, t1_, w_pde_, w_bc_, w_ic_;
+  double nu_, t1_;
+  LossWeights w_;
   std::shared_ptr<TimeDomain> domain_;
 };
 

@@ -8,6 +8,12 @@
 
 namespace skiff::science {
 
+LossWeights::LossWeights(const RecipeSection& problem, const std::vector<std::string>& terms) {
+  RecipeSection w = problem.section("weights");
+  w.allow_only(terms);
+  for (const auto& t : terms) weights_[t] = w.positive(t, 1.0);
+}
+
 bool BoundaryConditions::any(BoundaryKind k) const { return std::find(kinds.begin(), kinds.end(), k) != kinds.end(); }
 
 BoundarySample select_parts(const BoundarySample& b, const std::vector<bool>& keep) {

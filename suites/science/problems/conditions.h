@@ -7,6 +7,7 @@
 /// Problems with a manufactured or analytic solution take the data of every
 /// condition from that solution (g = u* for Dirichlet, g = du*/dn for
 /// Neumann), so any mix of edge conditions is consistent with the reference.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,18 @@
 namespace skiff::science {
 
 class RecipeSection;
+
+/// The `weights` map of a problem section: one positive weight per loss term
+/// (1 when not given). \throws ValueError for a term the problem does not have.
+class LossWeights {
+ public:
+  LossWeights() = default;
+  LossWeights(const RecipeSection& problem, const std::vector<std::string>& terms);
+  double operator[](const std::string& term) const { return weights_.at(term); }
+
+ private:
+  std::map<std::string, double> weights_;
+};
 
 enum class BoundaryKind { Dirichlet, Neumann };
 

@@ -24,10 +24,9 @@ class Heat : public Problem {
  public:
   explicit Heat(const RecipeSection& s) {
     s.allow_only({"name", "domain", "diffusivity", "solution", "boundary", "weights"});
-    RecipeSection dom = s.section("domain"), sol = s.section("solution"), w = s.section("weights");
+    RecipeSection dom = s.section("domain"), sol = s.section("solution");
     dom.allow_only({"x", "t"});
     sol.allow_only({"k"});
-    w.allow_only({"pde", "boundary", "initial"});
     auto x = dom.numbers("x", std::vector<double>{0, 1}), t = dom.numbers("t", std::vector<double>{0, 1});
     SKIFF_CHECK(x.size() == 2 && x[0] < x[1], "{}: [low, high] with low < high", dom.where("x"));
     SKIFF_CHECK(t.size() == 2 && t[0] < t[1], "{}: [start, end] with start < end", dom.where("t"));
@@ -36,9 +35,7 @@ class Heat : public Problem {
     const double k = sol.positive("k", 1.0);
     omega_ = k * kPi / (x1_ - x0_);
     bc_ = parse_boundary_conditions(s, "boundary", {"left", "right"}, BoundaryKind::Dirichlet);
-    w_pde_ = w.positive("pde", 1.0);
-    w_bc_ = w.positive("boundary", 1.0);
-    w_ic_ = w.positive("initial", 1.0);
+    w_ = LossWeights(s, {"pde", "boundary", "initial"});
     l_ = poincare_length({{x0_}, {x1_}});
     tc_ = l_ * l_ / alpha_;
     // |u*| <= 1 and |u*_x| <= w.
@@ -59,22 +56,22 @@ class Heat : public Problem {
   std::vector<Constraint> constraints(const SamplingPlan& plan, Generator& gen) const override {
     TimeDomain dom(std::make_shared<Interval>(x0_ / l_, x1_ / l_), t0_ / tc_, t1_ / tc_);
     Constraint pde{"pde", dom.sample_interior(plan.count("interior"), plan.method, gen), {{0, {0, 1}}, {0, {2, 0}}},
-                   nullptr, w_pde_};
+                   nullptr, w_["pde"]};
     pde.residual = [](Derivatives& d, const Tensor&) { return d.partial({0, {0, 1}}) - d.partial({0, {2, 0}}); };
     std::vector<Constraint> out{pde};
     Tensor xi = dom.sample_initial(plan.count("initial"), plan.method, gen);
-    out.push_back(value_constraint("initial", xi, {0}, exact_hat(xi), w_ic_));
+    out.push_back(value_constraint("initial", xi, {0}, exact_hat(xi), w_["initial"]));
     BoundarySample ends = dom.sample_boundary(plan.count("boundary"), plan.method, gen);
     if (bc_.any(BoundaryKind::Dirichlet)) {
       Tensor xb = bc_.select(ends, BoundaryKind::Dirichlet).points;
-      out.push_back(value_constraint("boundary", xb, {0}, exact_hat(xb), w_bc_));
+      out.push_back(value_constraint("boundary", xb, {0}, exact_hat(xb), w_["boundary"]));
     }
     if (bc_.any(BoundaryKind::Neumann)) {
       BoundarySample nb = bc_.select(ends, BoundaryKind::Neumann);
       Tensor p = to_physical(nb.points, scales());
       Tensor ux = cos((select(p, 1, 0) - x0_) * omega_) * exp((select(p, 1, 1) - t0_) * (-alpha_ * omega_ * omega_)) *
                   omega_;
-      out.push_back(neumann_constraint("neumann", nb, 0, 1, ux * select(nb.normals, 1, 0) * (l_ / u_), w_bc_));
+      out.push_back(neumann_constraint("neumann", nb, 0, 1, ux * select(nb.normals, 1, 0) * (l_ / u_), w_["boundary"]));
     }
     return out;
   }
@@ -90,7 +87,8 @@ class Heat : public Problem {
 
   double x0_, x1_, t0_, t1_, alpha_, omega_;
   BoundaryConditions bc_;
-  double w_pde_, w_bc_, w_ic_, l_, tc_, u_;
+  LossWeights w_;
+  double l_, tc_, u_;
 };
 
 }  // namespace

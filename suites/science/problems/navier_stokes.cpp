@@ -26,18 +26,14 @@ class Kovasznay : public Problem {
  public:
   explicit Kovasznay(const RecipeSection& s) {
     s.allow_only({"name", "reynolds", "domain", "weights"});
-    RecipeSection dom = s.section("domain"), w = s.section("weights");
+    RecipeSection dom = s.section("domain");
     dom.allow_only({"x", "y"});
-    w.allow_only({"momentum", "continuity", "boundary", "outlet_pressure"});
     re_ = s.positive("reynolds", 20.0);
     auto x = dom.numbers("x", std::vector<double>{-0.5, 1.0}), y = dom.numbers("y", std::vector<double>{-0.5, 1.5});
     SKIFF_CHECK(x.size() == 2 && y.size() == 2 && x[0] < x[1] && y[0] < y[1],
                 "{}: domain.x and domain.y are [low, high] pairs with low < high", dom.where("x"));
     box_ = std::make_shared<Rectangle>(x[0], y[0], x[1], y[1]);
-    w_mom_ = w.positive("momentum", 1.0);
-    w_div_ = w.positive("continuity", 1.0);
-    w_bc_ = w.positive("boundary", 1.0);
-    w_p_ = w.positive("outlet_pressure", 1.0);
+    w_ = LossWeights(s, {"momentum", "continuity", "boundary", "outlet_pressure"});
     lambda_ = re_ / 2 - std::sqrt(re_ * re_ / 4 + 4 * kPi * kPi);
     l_ = poincare_length(box_->bounds());
     // The speed is largest where e^(l x) is (l < 0: at the inlet x0).
@@ -69,7 +65,7 @@ class Kovasznay : public Problem {
       for (MultiIndex a : {MultiIndex{1, 0}, MultiIndex{0, 1}, MultiIndex{2, 0}, MultiIndex{0, 2}}) needs.push_back({k, a});
     needs.push_back({2, {1, 0}});
     needs.push_back({2, {0, 1}});
-    Constraint momentum{"momentum", xi, needs, nullptr, w_mom_};
+    Constraint momentum{"momentum", xi, needs, nullptr, w_["momentum"]};
     momentum.residual = [inv_re](Derivatives& d, const Tensor&) {
       Tensor u = d.value(0), v = d.value(1);
       auto transport = [&](int k, const MultiIndex& dp) {
@@ -78,7 +74,7 @@ class Kovasznay : public Problem {
       };
       return stack({transport(0, {1, 0}), transport(1, {0, 1})}, 1);
     };
-    Constraint continuity{"continuity", xi, {{0, {1, 0}}, {1, {0, 1}}}, nullptr, w_div_};
+    Constraint continuity{"continuity", xi, {{0, {1, 0}}, {1, {0, 1}}}, nullptr, w_["continuity"]};
     continuity.residual = [](Derivatives& d, const Tensor&) { return d.partial({0, {1, 0}}) + d.partial({1, {0, 1}}); };
 
     BoundarySample edge = box.sample_boundary(plan.count("boundary"), plan.method, gen);
@@ -88,8 +84,8 @@ class Kovasznay : public Problem {
     // The outlet is Rectangle part 1 (x = x1).
     Tensor xo = select_parts(edge, {false, true, false, false}).points;
     Tensor p_out = reference(to_physical(xo, scales()))[2].values / (u_ * u_);
-    return {momentum, continuity, value_constraint("boundary", xb, {0, 1}, velocity, w_bc_),
-            value_constraint("outlet_pressure", xo, {2}, p_out, w_p_)};
+    return {momentum, continuity, value_constraint("boundary", xb, {0, 1}, velocity, w_["boundary"]),
+            value_constraint("outlet_pressure", xo, {2}, p_out, w_["outlet_pressure"])};
   }
 
   std::vector<Field> reference(const Tensor& p) const override {
@@ -109,7 +105,8 @@ class Kovasznay : public Problem {
 
   double re_;
   std::shared_ptr<Rectangle> box_;
-  double w_mom_, w_div_, w_bc_, w_p_, lambda_, l_, u_;
+  LossWeights w_;
+  double lambda_, l_, u_;
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "framework/core/error.h"
 #include "framework/ops/ops.h"
+#include "suites/science/problems/conditions.h"
 #include "suites/science/problems/problems.h"
 #include "suites/science/recipe_section.h"
 
@@ -24,10 +25,9 @@ class PlateBending : public Problem {
  public:
   explicit PlateBending(const RecipeSection& s) {
     s.allow_only({"name", "plate", "load", "weights"});
-    RecipeSection plate = s.section("plate"), load = s.section("load"), w = s.section("weights");
+    RecipeSection plate = s.section("plate"), load = s.section("load");
     plate.allow_only({"a", "b", "thickness", "youngs_modulus", "poisson_ratio"});
     load.allow_only({"q0"});
-    w.allow_only({"pde", "boundary"});
     a_ = plate.positive("a", 2.0);
     b_ = plate.positive("b", 3.0);
     h_ = plate.positive("thickness", 0.01);
@@ -36,8 +36,7 @@ class PlateBending : public Problem {
     SKIFF_CHECK(nu_ > -1 && nu_ < 0.5, "{}: must lie in (-1, 0.5), got {}", plate.where("poisson_ratio"), nu_);
     q0_ = load.number("q0", 980.0);
     SKIFF_CHECK(q0_ != 0, "{}: a zero load gives the trivial solution w = 0", load.where("q0"));
-    w_pde_ = w.positive("pde", 1.0);
-    w_bc_ = w.positive("boundary", 1.0);
+    w_ = LossWeights(s, {"pde", "boundary"});
     d_ = e_ * h_ * h_ * h_ / (12 * (1 - nu_ * nu_));
     l_ = poincare_length({{0, 0}, {a_, b_}});
     wscale_ = q0_ * std::pow(l_, 4) / d_;
@@ -54,7 +53,7 @@ class PlateBending : public Problem {
     Rectangle box(0, 0, a_ / l_, b_ / l_);
     const double ah = a_ / l_, bh = b_ / l_;
     Constraint pde{"pde", box.sample_interior(plan.count("interior"), plan.method, gen),
-                   {{0, {4, 0}}, {0, {2, 2}}, {0, {0, 4}}}, nullptr, w_pde_};
+                   {{0, {4, 0}}, {0, {2, 2}}, {0, {0, 4}}}, nullptr, w_["pde"]};
     pde.residual = [ah, bh](Derivatives& d, const Tensor& x) {
       Tensor bih = d.partial({0, {4, 0}}) + d.partial({0, {2, 2}}) * 2.0 + d.partial({0, {0, 4}});
       Tensor q = sin(select(x, 1, 0) * (kPi / ah)) * sin(select(x, 1, 1) * (kPi / bh));
@@ -63,7 +62,7 @@ class PlateBending : public Problem {
     BoundarySample edge = box.sample_boundary(plan.count("boundary"), plan.method, gen);
     // Normal moment: M_n ~ w_nn + nu w_tt, with n = x on parts 0/1 and n = y on 2/3.
     Tensor on_x_edge = lt(edge.part, 2.0);
-    Constraint bc{"boundary", edge.points, {{0, {2, 0}}, {0, {0, 2}}}, nullptr, w_bc_};
+    Constraint bc{"boundary", edge.points, {{0, {2, 0}}, {0, {0, 2}}}, nullptr, w_["boundary"]};
     const double nu = nu_;
     bc.residual = [on_x_edge, nu](Derivatives& d, const Tensor&) {
       Tensor wxx = d.partial({0, {2, 0}}), wyy = d.partial({0, {0, 2}});
@@ -105,7 +104,8 @@ class PlateBending : public Problem {
   }
 
  private:
-  double a_, b_, h_, e_, nu_, q0_, w_pde_, w_bc_;
+  double a_, b_, h_, e_, nu_, q0_;
+  LossWeights w_;
   double d_, l_, wscale_;
 };
 

@@ -29,10 +29,9 @@ class SinProductProblem : public Problem {
     std::vector<std::string> keys{"name", "domain", "solution", "boundary", "weights"};
     if (helmholtz_) keys.push_back("wavenumber");
     s.allow_only(keys);
-    RecipeSection dom = s.section("domain"), sol = s.section("solution"), w = s.section("weights");
+    RecipeSection dom = s.section("domain"), sol = s.section("solution");
     dom.allow_only({"x", "y"});
     sol.allow_only({"kx", "ky"});
-    w.allow_only({"pde", "boundary"});
     const std::vector<double> fallback = helmholtz_ ? std::vector<double>{-1, 1} : std::vector<double>{0, 1};
     auto x = dom.numbers("x", fallback), y = dom.numbers("y", fallback);
     SKIFF_CHECK(x.size() == 2 && y.size() == 2 && x[0] < x[1] && y[0] < y[1],
@@ -47,8 +46,7 @@ class SinProductProblem : public Problem {
                   "{}: at least one edge needs a Dirichlet condition (with Neumann data only, u is fixed up to a "
                   "constant)",
                   s.where("boundary"));
-    w_pde_ = w.positive("pde", 1.0);
-    w_bc_ = w.positive("boundary", 1.0);
+    w_ = LossWeights(s, {"pde", "boundary"});
     l_ = poincare_length(box_->bounds());
     // Largest |u*| on a fine grid of the closed box.
     double gmax = 0;
@@ -73,7 +71,7 @@ class SinProductProblem : public Problem {
     const double k2 = k_ * k_;
     Tensor source =
         exact(select(xi, 1, 0) * l_, select(xi, 1, 1) * l_) * ((k2 - (kx_ * kx_ + ky_ * ky_) * kPi * kPi) * l_ * l_ / u_);
-    Constraint pde{"pde", xi, {{0, {2, 0}}, {0, {0, 2}}}, nullptr, w_pde_};
+    Constraint pde{"pde", xi, {{0, {2, 0}}, {0, {0, 2}}}, nullptr, w_["pde"]};
     const double k2_hat = k2 * l_ * l_;
     pde.residual = [source, k2_hat](Derivatives& d, const Tensor& x) {
       Tensor r = d.partial({0, {2, 0}}) + d.partial({0, {0, 2}}) - to(source, x.dtype());
@@ -84,13 +82,13 @@ class SinProductProblem : public Problem {
     if (bc_.any(BoundaryKind::Dirichlet)) {
       Tensor xb = bc_.select(edge, BoundaryKind::Dirichlet).points;
       out.push_back(value_constraint("boundary", xb, {0}, exact(select(xb, 1, 0) * l_, select(xb, 1, 1) * l_) / u_,
-                                     w_bc_));
+                                     w_["boundary"]));
     }
     if (bc_.any(BoundaryKind::Neumann)) {
       BoundarySample nb = bc_.select(edge, BoundaryKind::Neumann);
       auto [gx, gy] = gradient(select(nb.points, 1, 0) * l_, select(nb.points, 1, 1) * l_);
       Tensor flux = (gx * select(nb.normals, 1, 0) + gy * select(nb.normals, 1, 1)) * (l_ / u_);
-      out.push_back(neumann_constraint("neumann", nb, 0, 2, flux, w_bc_));
+      out.push_back(neumann_constraint("neumann", nb, 0, 2, flux, w_["boundary"]));
     }
     return out;
   }
@@ -111,7 +109,8 @@ class SinProductProblem : public Problem {
   bool helmholtz_;
   std::shared_ptr<Rectangle> box_;
   BoundaryConditions bc_;
-  double kx_, ky_, k_, w_pde_, w_bc_, l_, u_;
+  LossWeights w_;
+  double kx_, ky_, k_, l_, u_;
 };
 
 }  // namespace
