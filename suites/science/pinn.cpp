@@ -1,6 +1,7 @@
 #include "suites/science/pinn.h"
 
 #include <cmath>
+#include <optional>
 
 #include "framework/autograd/engine.h"
 #include "framework/core/error.h"
@@ -62,11 +63,13 @@ std::vector<Field> PinnSolver::predict(const Tensor& physical_points) {
   const Scales s = problem_->scales();
   Tensor x = to_nondimensional(physical_points, s);
   const int64_t n = x.size(0), chunk = 4096;
+  std::optional<NoGradGuard> no_grad;  // Taylor mode needs no graph for the fields
+  if (mode_ == DerivativeMode::Jet) no_grad.emplace();
   std::vector<std::vector<Tensor>> parts;
   std::vector<Field> out;
   for (int64_t start = 0; start < n; start += chunk) {
     Tensor xc = to(narrow(x, 0, start, std::min(chunk, n - start)), net_->config().dtype);
-    // Fields may need derivatives, so the graph is recorded per chunk and dropped with it.
+    // Nested autograd records a graph per chunk, dropped with it.
     auto d = make_derivatives(mode_, *net_, xc, problem_->field_needs());
     auto f = problem_->fields(*d);
     if (out.empty()) out = f;
@@ -117,7 +120,12 @@ std::vector<TrainRecord> PinnSolver::train(const TrainOptions& o,
     TrainRecord r;
     r.phase = phase;
     r.step = step;
-    r.loss = to(detach(loss(&r.parts)), DType::Float64).item<double>();
+    {
+      // Taylor mode needs no graph to evaluate the loss; nested autograd does.
+      std::optional<NoGradGuard> no_grad;
+      if (mode_ == DerivativeMode::Jet) no_grad.emplace();
+      r.loss = to(detach(loss(&r.parts)), DType::Float64).item<double>();
+    }
     r.error = validation_error();
     r.seconds = seconds();
     log.push_back(r);
