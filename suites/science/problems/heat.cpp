@@ -40,14 +40,13 @@ class Heat : public Problem {
     tc_ = l_ * l_ / alpha_;
     // |u*| <= 1 and |u*_x| <= w.
     u_ = std::max(1.0, omega_ * l_);
+    domain_ = std::make_shared<TimeDomain>(std::make_shared<Interval>(x0_, x1_), t0_, t1_);
   }
 
   std::string name() const override { return "heat"; }
   std::vector<std::string> inputs() const override { return {"x", "t"}; }
   std::vector<std::string> outputs() const override { return {"u"}; }
-  std::shared_ptr<const Geometry> domain() const override {
-    return std::make_shared<TimeDomain>(std::make_shared<Interval>(x0_, x1_), t0_, t1_);
-  }
+  std::shared_ptr<const Geometry> domain() const override { return domain_; }
   Scales scales() const override { return {{l_, tc_}, {u_}}; }
   std::map<std::string, int64_t> default_counts() const override {
     return {{"interior", 2000}, {"boundary", 200}, {"initial", 200}};
@@ -89,6 +88,7 @@ class Heat : public Problem {
   BoundaryConditions bc_;
   LossWeights w_;
   double l_, tc_, u_;
+  std::shared_ptr<TimeDomain> domain_;
 };
 
 }  // namespace

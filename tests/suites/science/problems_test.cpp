@@ -152,48 +152,48 @@ TEST(Problems, ColeHopfBurgersReference) {
   EXPECT_NEAR(burgers_cole_hopf(h, t, nu) / h, -152.00516, 0.01);
 }
 
+// A shortened training run: trains the recipe, asserts the loss fell by
+// `drop` (last log record against the first) and returns the evaluation on `grid`.
+Evaluation train_short(const std::string& yaml, const std::string& name, double drop,
+                       const std::vector<int64_t>& grid) {
+  auto r = parse_recipe(YAML::Load(yaml), name);
+  auto solver = r.make_solver();
+  auto log = solver->train(r.train);
+  EXPECT_LT(log.back().loss, log.front().loss * drop) << name;
+  return solver->evaluate(grid_points(*r.problem->domain(), grid));
+}
+
 // Shortened training runs of the new problems: the loss must drop and the
 // error reach a level far below the untrained network's. (Burgers at five
 // times the benchmark's viscosity: its front is wide enough for a short run.)
 TEST(Problems, BurgersAndHeatConvergeShortRuns) {
-  auto burgers = parse_recipe(YAML::Load(R"(
+  auto burgers = train_short(R"(
 problem: {name: burgers, viscosity: 0.0159}
 sampling: {interior: 1000, boundary: 60, initial: 60}
 model: {hidden: [20, 20, 20]}
 train: {log_every: 100, adam: {iterations: 300, lr: 0.005}, lbfgs: {iterations: 400}}
-)"),
-                             "burgers-short");
-  auto solver = burgers.make_solver();
-  auto log = solver->train(burgers.train);
-  EXPECT_LT(log.back().loss, log.front().loss * 0.1);
-  auto e = solver->evaluate(grid_points(*burgers.problem->domain(), {64, 26}));
-  EXPECT_LT(e.errors[0].rel_l2, 3e-2);
+)",
+                             "burgers-short", 0.1, {64, 26});
+  EXPECT_LT(burgers.errors[0].rel_l2, 3e-2);
 
-  auto heat = parse_recipe(YAML::Load(R"(
+  auto heat = train_short(R"(
 problem: {name: heat, boundary: {right: neumann}}
 sampling: {interior: 400, boundary: 60, initial: 60}
 model: {hidden: [20, 20]}
 train: {log_every: 100, adam: {iterations: 200, lr: 0.005}, lbfgs: {iterations: 200}}
-)"),
-                          "heat-short");
-  auto hs = heat.make_solver();
-  auto hlog = hs->train(heat.train);
-  EXPECT_LT(hlog.back().loss, hlog.front().loss * 1e-2);
-  EXPECT_LT(hs->evaluate(grid_points(*heat.problem->domain(), {21, 21})).errors[0].rel_l2, 1e-2);
+)",
+                          "heat-short", 1e-2, {21, 21});
+  EXPECT_LT(heat.errors[0].rel_l2, 1e-2);
 }
 
 TEST(Problems, NavierStokesShortRunLearnsAllThreeFields) {
-  auto r = parse_recipe(YAML::Load(R"(
+  auto e = train_short(R"(
 problem: {name: navier_stokes}
 sampling: {interior: 400, boundary: 120}
 model: {hidden: [20, 20, 20]}
 train: {log_every: 100, adam: {iterations: 300, lr: 0.005}, lbfgs: {iterations: 400}}
-)"),
-                        "ns-short");
-  auto solver = r.make_solver();
-  auto log = solver->train(r.train);
-  EXPECT_LT(log.back().loss, log.front().loss * 1e-2);
-  auto e = solver->evaluate(grid_points(*r.problem->domain(), {16, 21}));
+)",
+                       "ns-short", 1e-2, {16, 21});
   ASSERT_EQ(e.errors.size(), 3u);
   for (const auto& f : e.errors) EXPECT_LT(f.rel_l2, 0.1) << f.name;
 }
