@@ -2,8 +2,11 @@
 //   skiff sci train -c configs/science/plate_bending.yml [-o train.adam.iterations=500]
 //   skiff sci eval --model output/plate_bending/solution.safetensors
 //   skiff sci query --model ... --points 1,1.5 --points 0.5,0.5   (or --grid 11,11 --csv out.csv)
+// Recipes with `task: operator` (configs/science/fno_burgers.yml) train and
+// evaluate a neural operator instead; their model is model.safetensors.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <filesystem>
 #include <sstream>
 
@@ -12,6 +15,7 @@
 #include "framework/core/threading.h"
 #include "framework/io/file.h"
 #include "framework/ops/ops.h"
+#include "suites/science/operator/operator_run.h"
 #include "suites/science/report.h"
 
 namespace skiff::app {
@@ -70,8 +74,85 @@ nlohmann::json write_outputs(const std::string& dir, PinnSolver& solver, const S
   return j;
 }
 
+void print_operator_evaluation(const OperatorEvaluation& e) {
+  fmt::print("u      rel L2 {:.3e} (mean over {} held-out samples on {} points; median {:.3e}, max {:.3e})\n",
+             e.mean_rel_l2, e.samples, e.grid, e.median_rel_l2, e.max_rel_l2);
+}
+
+void run_operator_train(const OperatorRecipe& recipe, std::string output, bool quiet) {
+  if (output.empty()) output = recipe.output_dir;
+  fmt::print(stderr,
+             "sci: Fourier neural operator for Burgers (nu {:g}, t {:g}; {}), {} modes x width {} x {} layers, "
+             "{} threads, output {}\n",
+             recipe.solver.nu, recipe.solver.t_end, recipe.file, recipe.model.modes, recipe.model.width,
+             recipe.model.layers, num_threads(), output);
+  const auto start = std::chrono::steady_clock::now();
+  fmt::print(stderr, "sci: solving {} + {} Burgers problems on {} points (pseudo-spectral, dt {:g}) ...\n",
+             recipe.train_samples, recipe.test_samples, recipe.solver_grid, recipe.solver.dt);
+  OperatorDataset train = make_operator_data(recipe, DataSplit::Train);
+  OperatorDataset test = make_operator_data(recipe, DataSplit::Test);
+  const double data_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print(stderr, "sci: data ready in {:.1f} s\n", data_seconds);
+  Fno1d model(recipe.model);
+  auto progress = [&](const OperatorEpoch& r) {
+    if (quiet) return;
+    fmt::print(stderr, "epoch {:>4}/{:<4} train rel L2 {:.3e}  test rel L2 {:.3e}  lr {:.2e}  {:.1f} s\n", r.epoch,
+               recipe.epochs, r.train_loss, r.test_error, r.lr, r.seconds);
+  };
+  auto log = train_operator(model, recipe, train, test, progress);
+  OperatorEvaluation e = evaluate_operator(model, test);
+  std::filesystem::create_directories(output);
+  const std::string path = (std::filesystem::path(output) / "model.safetensors").string();
+  save_operator(path, model, recipe);
+  nlohmann::json j{{"task", "operator"},
+                   {"recipe", recipe.file},
+                   {"threads", num_threads()},
+                   {"data", {{"train_samples", recipe.train_samples},
+                             {"test_samples", recipe.test_samples},
+                             {"grid", recipe.grid},
+                             {"solver_grid", recipe.solver_grid},
+                             {"seconds", data_seconds}}},
+                   {"train", {{"seconds", log.empty() ? 0.0 : log.back().seconds}, {"log", operator_log_json(log)}}},
+                   {"evaluation", operator_evaluation_json(e)},
+                   {"images", write_operator_images(output, model, recipe, test)},
+                   {"model", path}};
+  write_json((std::filesystem::path(output) / "metrics.json").string(), j);
+  fmt::print("trained the Fourier neural operator in {:.1f} s (data {:.1f} s); wrote {}/metrics.json, "
+             "model.safetensors and samples.png\n",
+             log.empty() ? 0.0 : log.back().seconds, data_seconds, output);
+  print_operator_evaluation(e);
+}
+
+void run_operator_eval(const std::string& path, const std::string& grid_text, const std::string& output, bool json) {
+  OperatorModel m = load_operator(path);
+  int64_t grid = m.recipe.grid;
+  if (!grid_text.empty()) {
+    auto sizes = parse_sizes(grid_text, "--grid");
+    SKIFF_CHECK(sizes.size() == 1, "--grid: an operator model on a 1-D grid takes one size, got '{}'", grid_text);
+    grid = sizes[0];
+    SKIFF_CHECK(grid >= 2 * (m.recipe.model.modes - 1) && m.recipe.solver_grid % grid == 0,
+                "--grid {}: must divide the recipe's solver grid ({}) and hold the model's {} modes (>= {} points)",
+                grid, m.recipe.solver_grid, m.recipe.model.modes, 2 * (m.recipe.model.modes - 1));
+  }
+  OperatorDataset test = make_operator_data(m.recipe, DataSplit::Test, grid);
+  OperatorEvaluation e = evaluate_operator(*m.model, test);
+  if (!output.empty()) {
+    nlohmann::json j{{"task", "operator"}, {"model", path}, {"evaluation", operator_evaluation_json(e)},
+                     {"images", write_operator_images(output, *m.model, m.recipe, test)}};
+    write_json((std::filesystem::path(output) / "metrics.json").string(), j);
+  }
+  if (json) {
+    fmt::print("{}\n", operator_evaluation_json(e).dump(2));
+  } else {
+    fmt::print("Fourier neural operator from {} on the held-out set\n", path);
+    print_operator_evaluation(e);
+  }
+}
+
 void run_train(const std::string& config, const std::vector<std::string>& overrides, std::string output, bool quiet) {
-  ScienceRecipe recipe = load_recipe(config, overrides);
+  YAML::Node root = read_recipe_yaml(config, overrides);
+  if (recipe_task(root, config) == "operator") return run_operator_train(parse_operator_recipe(root, config), output, quiet);
+  ScienceRecipe recipe = parse_recipe(root, config);
   if (output.empty()) output = recipe.output_dir;
   auto solver = recipe.make_solver();
   fmt::print(stderr, "sci: {} ({}), network {} -> {} -> {}, {} derivatives, {} threads, output {}\n",
@@ -101,6 +182,7 @@ void run_train(const std::string& config, const std::vector<std::string>& overri
 }
 
 void run_eval(const std::string& model, const std::string& grid_text, std::string output, bool json) {
+  if (is_operator_file(model)) return run_operator_eval(model, grid_text, output, json);
   Solution s = load_solution(model);
   std::vector<int64_t> grid = grid_text.empty() ? s.recipe.eval_grid : parse_sizes(grid_text, "--grid");
   Evaluation e = s.solver->evaluate(grid_points(*s.recipe.problem->domain(), grid));
@@ -119,6 +201,8 @@ void run_eval(const std::string& model, const std::string& grid_text, std::strin
 
 void run_query(const std::string& model, const std::vector<std::string>& points, const std::string& grid_text,
                const std::string& csv) {
+  SKIFF_CHECK(!is_operator_file(model),
+              "sci query: '{}' is a neural-operator model; it maps whole functions, not points (use sci eval)", model);
   Solution s = load_solution(model);
   const auto& problem = *s.recipe.problem;
   const int64_t d = int64_t(problem.inputs().size());
@@ -172,7 +256,8 @@ void add_sci_command(CLI::App& app) {
 
   auto* train = sci->add_subcommand(
       "train", fmt::format("Train a PINN from a recipe (problems: {}); writes metrics.json, solution.safetensors and "
-                           "one PNG per field (prediction, reference, error) to the output directory",
+                           "one PNG per field (prediction, reference, error) to the output directory. A recipe with "
+                           "'task: operator' trains a Fourier neural operator instead (model.safetensors, samples.png)",
                            fmt::join(science::problem_names(), ", ")));
   train->add_option("-c,--config", o->config, "Recipe YAML file (e.g. configs/science/plate_bending.yml)")
       ->required()
@@ -183,9 +268,15 @@ void add_sci_command(CLI::App& app) {
   train->add_flag("-q,--quiet", o->quiet, "Do not print training progress");
   train->callback([o] { run_train(o->config, o->overrides, o->output, o->quiet); });
 
-  auto* eval = sci->add_subcommand("eval", "Re-evaluate a saved solution against the problem's reference");
-  eval->add_option("--model", o->model, "solution.safetensors written by `skiff sci train`")->required();
-  eval->add_option("--grid", o->grid, "Evaluation grid, e.g. 201,301 (default: the recipe's eval.grid)");
+  auto* eval = sci->add_subcommand("eval",
+                                   "Re-evaluate a saved solution against the problem's reference (an operator model: "
+                                   "on its held-out set, regenerated from the stored recipe)");
+  eval->add_option("--model", o->model, "solution.safetensors or model.safetensors written by `skiff sci train`")
+      ->required()
+      ->check(CLI::ExistingFile);
+  eval->add_option("--grid", o->grid,
+                   "Evaluation grid, e.g. 201,301 (default: the recipe's eval.grid); for an operator one size, e.g. "
+                   "512, that divides its solver grid");
   eval->add_option("--output", o->output, "Also write metrics.json and the field images to this directory");
   eval->add_flag("--json", o->json, "Print the evaluation as JSON");
   eval->callback([o] { run_eval(o->model, o->grid, o->output, o->json); });

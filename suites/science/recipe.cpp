@@ -18,7 +18,9 @@ ScienceRecipe parse_recipe(const YAML::Node& root, const std::string& file) {
   r.file = file;
   r.root = YAML::Clone(root);
   RecipeSection top(root, "", file);
-  top.allow_only({"problem", "sampling", "model", "train", "eval", "output"});
+  top.allow_only({"task", "problem", "sampling", "model", "train", "eval", "output"});
+  if (recipe_task(root, file) != "pinn")
+    throw ValueError(fmt::format("{}: not a PINN recipe (task '{}')", top.where("task"), recipe_task(root, file)));
   if (!top.has("problem")) throw ValueError(fmt::format("{}: missing the 'problem' section", file));
   r.problem = make_problem(root["problem"], file);
 
@@ -89,7 +91,7 @@ ScienceRecipe parse_recipe(const YAML::Node& root, const std::string& file) {
   return r;
 }
 
-ScienceRecipe load_recipe(const std::string& path, const std::vector<std::string>& overrides) {
+YAML::Node read_recipe_yaml(const std::string& path, const std::vector<std::string>& overrides) {
   std::string text = io::read_file(path);  // IoError names the path
   YAML::Node root;
   try {
@@ -99,7 +101,21 @@ ScienceRecipe load_recipe(const std::string& path, const std::vector<std::string
   }
   if (!root.IsMap()) throw ValueError(fmt::format("{}: a recipe is a YAML map of sections", path));
   for (const auto& o : overrides) apply_override(root, o);
-  return parse_recipe(root, path);
+  return root;
+}
+
+std::string recipe_task(const YAML::Node& root, const std::string& file) {
+  RecipeSection top(root, "", file);
+  const std::string task = top.text("task", "pinn");
+  if (task != "pinn" && task != "operator")
+    throw ValueError(fmt::format("{}: unknown task '{}'; use pinn (physics-informed network) or operator "
+                                 "(neural operator)",
+                                 top.where("task"), task));
+  return task;
+}
+
+ScienceRecipe load_recipe(const std::string& path, const std::vector<std::string>& overrides) {
+  return parse_recipe(read_recipe_yaml(path, overrides), path);
 }
 
 std::string recipe_text(const YAML::Node& root) {

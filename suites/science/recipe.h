@@ -1,6 +1,7 @@
 #pragma once
 /// \file recipe.h
-/// Science recipes: the YAML files under configs/science/.
+/// Science recipes: the YAML files under configs/science/. This is the PINN
+/// recipe (optional `task: pinn`); operator recipes are in operator/operator_recipe.h.
 ///
 ///   problem:  {name: plate_bending, ...problem parameters}
 ///   sampling: {interior: 2000, boundary: 400, method: lhs}
@@ -44,6 +45,15 @@ struct ScienceRecipe {
 
 /// Parses and validates a recipe tree. `file` names it in errors.
 ScienceRecipe parse_recipe(const YAML::Node& root, const std::string& file);
+
+/// Reads a recipe file and applies "key.path=value" overrides in order.
+/// \throws IoError for a missing/unreadable file, ValueError for YAML syntax
+/// errors (with line), a non-map document or a malformed override.
+YAML::Node read_recipe_yaml(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// The recipe's top-level `task`: "pinn" (the default) or "operator".
+/// \throws ValueError naming the file and line for another value.
+std::string recipe_task(const YAML::Node& root, const std::string& file);
 
 /// Reads `path`, applies "key.path=value" overrides in order, parses.
 /// \throws IoError for a missing/unreadable file, ValueError for YAML syntax

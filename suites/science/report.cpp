@@ -11,6 +11,7 @@
 #include "framework/io/file.h"
 #include "framework/io/safetensors.h"
 #include "framework/ops/ops.h"
+#include "suites/science/plot.h"
 
 namespace skiff::science {
 
@@ -124,43 +125,6 @@ std::string axes_caption(const std::vector<std::string>& inputs, const Box& b) {
                      b.lo[1], b.hi[1]);
 }
 
-struct Curve {
-  std::vector<double> y;
-  cv::Scalar colour;
-  bool dashed;
-};
-
-// A line plot of curves over common x values, with the y range shared by
-// every plot of a figure (lo, hi) so the panels compare at a glance.
-cv::Mat line_panel(const std::vector<double>& x, const std::vector<Curve>& curves, double lo, double hi,
-                   const std::string& title, const std::string& xlabel) {
-  const int w = 300, h = 200, left = 60, top = 28, right = 12, bottom = 36;
-  cv::Mat out(top + h + bottom, left + w + right, CV_8UC3, cv::Scalar(255, 255, 255));
-  auto text = [&](const std::string& s, int px, int py, double sz = 0.38) {
-    cv::putText(out, s, cv::Point(px, py), cv::FONT_HERSHEY_SIMPLEX, sz, cv::Scalar(0, 0, 0), 1, cv::LINE_AA);
-  };
-  const double x0 = x.front(), x1 = x.back();
-  auto px = [&](double v) { return left + int(std::lround((v - x0) / (x1 - x0) * (w - 1))); };
-  auto py = [&](double v) { return top + int(std::lround((hi - v) / (hi - lo) * (h - 1))); };
-  cv::rectangle(out, cv::Rect(left, top, w, h), cv::Scalar(0, 0, 0));
-  for (int t = 0; t <= 4; ++t) {
-    double vy = lo + (hi - lo) * t / 4.0, vx = x0 + (x1 - x0) * t / 4.0;
-    cv::line(out, cv::Point(left - 3, py(vy)), cv::Point(left, py(vy)), cv::Scalar(0, 0, 0));
-    text(fmt::format("{:.3g}", vy), 2, py(vy) + 4);
-    cv::line(out, cv::Point(px(vx), top + h), cv::Point(px(vx), top + h + 3), cv::Scalar(0, 0, 0));
-    text(fmt::format("{:.3g}", vx), px(vx) - 10, top + h + 15);
-  }
-  text(xlabel, left + w / 2 - 4, top + h + 31);
-  text(title, left, 18, 0.5);
-  for (const Curve& c : curves)
-    for (size_t i = 1; i < x.size(); ++i) {
-      if (c.dashed && (i / 3) % 2 == 1) continue;  // 3 segments on, 3 off
-      cv::line(out, cv::Point(px(x[i - 1]), py(c.y[i - 1])), cv::Point(px(x[i]), py(c.y[i])), c.colour, 2,
-               cv::LINE_AA);
-    }
-  return out;
-}
-
 // For a 1-D spatial domain over time: the field along x at four times,
 // prediction (red, dashed) over reference (black), like the figures of the
 // PINN literature. dir/<field>_snapshots.png per field.
@@ -180,10 +144,7 @@ std::vector<std::string> write_snapshots(const std::string& dir, PinnSolver& sol
   for (size_t k = 0; k < pred.size(); ++k) {
     auto pv = pred[k].values.to_vector<double>();
     std::vector<double> rv = k < ref.size() ? ref[k].values.to_vector<double>() : std::vector<double>{};
-    double lo = *std::min_element(pv.begin(), pv.end()), hi = *std::max_element(pv.begin(), pv.end());
-    for (double v : rv) lo = std::min(lo, v), hi = std::max(hi, v);
-    const double margin = hi > lo ? 0.05 * (hi - lo) : 1.0;
-    lo -= margin, hi += margin;
+    const auto [lo, hi] = padded_range({pv, rv});
     std::vector<cv::Mat> panels;
     for (size_t s = 0; s < fractions.size(); ++s) {
       auto slice = [&](const std::vector<double>& v) {
@@ -196,11 +157,8 @@ std::vector<std::string> write_snapshots(const std::string& dir, PinnSolver& sol
       panels.push_back(line_panel(xs, curves, lo, hi, fmt::format("{} at {} = {:.3g}", pred[k].name, inputs[1], t),
                                   inputs[0]));
     }
-    cv::Mat img;
-    cv::hconcat(panels, img);
-    cv::copyMakeBorder(img, img, 0, 18, 0, 0, cv::BORDER_CONSTANT, cv::Scalar(255, 255, 255));
-    cv::putText(img, rv.empty() ? "red dashed: prediction" : "black: reference, red dashed: prediction",
-                cv::Point(8, img.rows - 6), cv::FONT_HERSHEY_SIMPLEX, 0.38, cv::Scalar(0, 0, 0), 1, cv::LINE_AA);
+    cv::Mat img =
+        panel_row(panels, rv.empty() ? "red dashed: prediction" : "black: reference, red dashed: prediction");
     std::string path = (std::filesystem::path(dir) / (pred[k].name + "_snapshots.png")).string();
     data::write_image_file(path, img);
     written.push_back(path);

@@ -51,6 +51,33 @@ m = json.load(open(sys.argv[1]))
 sys.exit(0 if sorted(p.split("/")[-1] for p in m["images"]) == ["u.png", "u_snapshots.png"] else 1)
 PY
 
+# A neural operator (task: operator): the shipped FNO recipe, shortened.
+"$SKIFF" --threads 1 sci train -c "$ROOT/configs/science/fno_burgers.yml" -o data.train_samples=60 \
+  -o data.test_samples=12 -o data.grid=32 -o data.solver_grid=128 -o data.dt=1.0e-3 -o model.width=8 \
+  -o model.modes=6 -o model.layers=2 -o model.projection=16 -o train.epochs=3 -o train.batch_size=10 \
+  --output "$TMP/fno" >"$TMP/fno.txt" 2>"$TMP/fno.err"; rc=$?
+check "fno: exit 0" test "$rc" -eq 0
+for f in metrics.json model.safetensors samples.png; do check "fno: wrote $f" test -s "$TMP/fno/$f"; done
+check "fno: progress per epoch" grep -q "^epoch    3/3 .*test rel L2" "$TMP/fno.err"
+check "fno: summary" grep -q "^u .*rel L2 .*12 held-out samples on 32 points" "$TMP/fno.txt"
+"$SKIFF" sci eval --model "$TMP/fno/model.safetensors" --json >"$TMP/fno_eval.json"; rc=$?
+check "fno eval: exit 0" test "$rc" -eq 0
+check "fno eval: same error as training" python3 - "$TMP/fno_eval.json" "$TMP/fno/metrics.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2]))
+ok = abs(e["mean_rel_l2"] - m["evaluation"]["mean_rel_l2"]) < 1e-12 and len(m["train"]["log"]) == 3
+sys.exit(0 if ok else 1)
+PY
+"$SKIFF" sci eval --model "$TMP/fno/model.safetensors" --grid 64 >"$TMP/fno_fine.txt"; rc=$?
+check "fno eval: finer grid" grep -q "on 64 points" "$TMP/fno_fine.txt"
+"$SKIFF" sci eval --model "$TMP/fno/model.safetensors" --grid 48 >/dev/null 2>"$TMP/fno_grid.err"; rc=$?
+check "fno eval: grid must divide the solver grid" grep -q "must divide the recipe's solver grid (128)" "$TMP/fno_grid.err"
+"$SKIFF" sci query --model "$TMP/fno/model.safetensors" --points 0.5 >/dev/null 2>"$TMP/fno_q.err"; rc=$?
+check "fno query: refused with a reason" grep -q "neural-operator model" "$TMP/fno_q.err"
+"$SKIFF" sci train -c "$ROOT/configs/science/fno_burgers.yml" -o task=operater --output "$TMP/badtask" \
+  >/dev/null 2>"$TMP/task.err"; rc=$?
+check "unknown task: named" grep -q "unknown task 'operater'" "$TMP/task.err"
+
 # Bad input: clear errors naming the input, non-zero exit, nothing half-written.
 printf 'problem: {name: plate_bending}\nmodel: {hiden: [3]}\n' >"$TMP/typo.yml"
 "$SKIFF" sci train -c "$TMP/typo.yml" --output "$TMP/typo" >/dev/null 2>"$TMP/typo.err"; rc=$?

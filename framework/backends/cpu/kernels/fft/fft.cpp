@@ -21,18 +21,20 @@
 #include <mutex>
 #include <type_traits>
 
+#include "framework/backends/cpu/fftw_planner.h"
 #include "framework/backends/cpu/loops.h"
 #include "framework/core/threading.h"
 
 namespace skiff::cpu {
-namespace {
 
-enum class Kind : int64_t { C2CForward, C2CBackward, R2C, C2R };
-
-std::mutex& planner_mutex() {
+std::mutex& fftw_planner_mutex() {
   static std::mutex mu;
   return mu;
 }
+
+namespace {
+
+enum class Kind : int64_t { C2CForward, C2CBackward, R2C, C2R };
 
 template <typename R>
 struct Fftw;
@@ -129,13 +131,13 @@ class PlanCache {
     const unsigned flags = FFTW_ESTIMATE | (kind == Kind::C2R ? FFTW_DESTROY_INPUT : FFTW_PRESERVE_INPUT);
     typename Fftw<R>::Plan p;
     {
-      std::lock_guard<std::mutex> lock(planner_mutex());
+      std::lock_guard<std::mutex> lock(fftw_planner_mutex());
       p = Fftw<R>::plan(kind, int(d.size()), d.data(), int(h.size()), h.data(), in, out, flags);
     }
     SKIFF_CHECK_T(InternalError, p != nullptr, "fft: FFTW could not plan a transform of rank {} (this is a bug)",
                   d.size());
     return PlanPtr(p, [](PlanT* q) {
-      std::lock_guard<std::mutex> lock(planner_mutex());
+      std::lock_guard<std::mutex> lock(fftw_planner_mutex());
       Fftw<R>::destroy(q);
     });
   }

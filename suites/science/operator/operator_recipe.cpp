@@ -1,0 +1,69 @@
+#include "suites/science/operator/operator_recipe.h"
+
+#include "framework/core/error.h"
+#include "suites/science/recipe_section.h"
+
+namespace skiff::science {
+
+OperatorRecipe parse_operator_recipe(const YAML::Node& root, const std::string& file) {
+  OperatorRecipe r;
+  r.file = file;
+  r.root = YAML::Clone(root);
+  RecipeSection top(root, "", file);
+  top.allow_only({"task", "data", "model", "train", "output"});
+  if (top.text("task", "pinn") != "operator")
+    throw ValueError(fmt::format("{}: an operator recipe needs 'task: operator'", top.where("task")));
+
+  RecipeSection d = top.section("data");
+  d.allow_only({"equation", "nu", "t_end", "train_samples", "test_samples", "grid", "solver_grid", "dt", "seed",
+                "initial_condition"});
+  if (const std::string eq = d.text("equation", "burgers"); eq != "burgers")
+    throw ValueError(fmt::format("{}: unknown equation '{}'; operator data can be made for: burgers",
+                                 d.where("equation"), eq));
+  r.solver.nu = d.positive("nu", r.solver.nu);
+  r.solver.t_end = d.positive("t_end", r.solver.t_end);
+  r.solver.dt = d.positive("dt", r.solver.dt);
+  r.train_samples = d.integer("train_samples", r.train_samples, 1);
+  r.test_samples = d.integer("test_samples", r.test_samples, 1);
+  r.grid = d.integer("grid", r.grid, 8);
+  r.solver_grid = d.integer("solver_grid", r.solver_grid, 8);
+  r.data_seed = uint64_t(d.integer("seed", 0));
+  if (r.grid % 2 != 0) throw ValueError(fmt::format("{}: must be even, got {}", d.where("grid"), r.grid));
+  if (r.solver_grid % r.grid != 0)
+    throw ValueError(fmt::format("{}: must be a multiple of data.grid ({}), got {}", d.where("solver_grid"), r.grid,
+                                 r.solver_grid));
+  RecipeSection ic = d.section("initial_condition");
+  ic.allow_only({"sigma", "tau", "alpha"});
+  r.initial_condition.sigma = ic.positive("sigma", r.initial_condition.sigma);
+  r.initial_condition.tau = ic.positive("tau", r.initial_condition.tau);
+  r.initial_condition.alpha = ic.positive("alpha", r.initial_condition.alpha);
+
+  RecipeSection m = top.section("model");
+  m.allow_only({"modes", "width", "layers", "projection"});
+  r.model.modes = m.integer("modes", r.model.modes, 1);
+  r.model.width = m.integer("width", r.model.width, 1);
+  r.model.layers = m.integer("layers", r.model.layers, 1);
+  r.model.projection = m.integer("projection", r.model.projection, 1);
+  if (r.model.modes > r.grid / 2 + 1)
+    throw ValueError(fmt::format("{}: {} modes do not fit a grid of {} points (at most {})", m.where("modes"),
+                                 r.model.modes, r.grid, r.grid / 2 + 1));
+
+  RecipeSection t = top.section("train");
+  t.allow_only({"seed", "epochs", "batch_size", "lr", "weight_decay", "step_size", "gamma"});
+  r.model.seed = uint64_t(t.integer("seed", 0));
+  r.epochs = t.integer("epochs", r.epochs, 0);
+  r.batch_size = t.integer("batch_size", r.batch_size, 1);
+  r.lr = t.positive("lr", r.lr);
+  r.weight_decay = t.number("weight_decay", r.weight_decay);
+  if (r.weight_decay < 0)
+    throw ValueError(fmt::format("{}: must be >= 0, got {}", t.where("weight_decay"), r.weight_decay));
+  r.step_size = t.integer("step_size", r.step_size, 1);
+  r.gamma = t.positive("gamma", r.gamma);
+
+  RecipeSection o = top.section("output");
+  o.allow_only({"dir"});
+  r.output_dir = o.text("dir", r.output_dir);
+  return r;
+}
+
+}  // namespace skiff::science

@@ -1,0 +1,198 @@
+#include "suites/science/operator/operator_run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include "framework/autograd/engine.h"
+#include "framework/core/error.h"
+#include "framework/core/splitmix.h"
+#include "framework/data/image_io.h"
+#include "framework/io/safetensors.h"
+#include "framework/ops/ops.h"
+#include "framework/optim/lr_scheduler.h"
+#include "framework/optim/optimizers.h"
+#include "suites/science/plot.h"
+#include "suites/science/recipe.h"
+
+namespace skiff::science {
+
+namespace {
+constexpr const char* kFormatKey = "format";
+constexpr const char* kFormat = "skiff.science.operator/1";
+constexpr int64_t kEvalChunk = 100;
+
+// Mean over samples of ||p - t|| / ||t|| (rows of [B, N]).
+Tensor relative_l2(const Tensor& prediction, const Tensor& target) {
+  return mean(norm(prediction - target, 2.0, {1}) / norm(target, 2.0, {1}));
+}
+
+Tensor rows(const Tensor& t, int64_t start, int64_t count) { return narrow(t, 0, start, count); }
+}  // namespace
+
+OperatorDataset make_operator_data(const OperatorRecipe& r, DataSplit split, int64_t grid) {
+  if (grid == 0) grid = r.grid;
+  SKIFF_CHECK(grid > 0 && r.solver_grid % grid == 0,
+              "operator data: the grid ({}) must divide the recipe's solver grid ({})", grid, r.solver_grid);
+  // Independent seed streams: test initial conditions never appear in training.
+  const uint64_t seed = split == DataSplit::Train ? r.data_seed : splitmix64(r.data_seed ^ 0x7e57da7aull);
+  const int64_t samples = split == DataSplit::Train ? r.train_samples : r.test_samples;
+  OperatorDataset d = make_burgers_dataset(samples, grid, r.solver_grid, seed, r.solver, r.initial_condition);
+  return {to(d.inputs, DType::Float32), to(d.targets, DType::Float32)};
+}
+
+OperatorEvaluation evaluate_operator(Fno1d& model, const OperatorDataset& data) {
+  NoGradGuard no_grad;
+  const bool was_training = model.is_training();
+  model.eval();
+  OperatorEvaluation e;
+  e.samples = data.inputs.size(0);
+  e.grid = data.inputs.size(1);
+  for (int64_t s = 0; s < e.samples; s += kEvalChunk) {
+    const int64_t n = std::min(kEvalChunk, e.samples - s);
+    Tensor target = rows(data.targets, s, n);
+    Tensor err = norm(model(rows(data.inputs, s, n)) - target, 2.0, {1}) / norm(target, 2.0, {1});
+    for (double v : to(err, DType::Float64).to_vector<double>()) e.per_sample.push_back(v);
+  }
+  model.train(was_training);
+  std::vector<double> sorted = e.per_sample;
+  std::sort(sorted.begin(), sorted.end());
+  double sum = 0;
+  for (double v : sorted) sum += v;
+  e.mean_rel_l2 = sum / double(sorted.size());
+  const size_t mid = sorted.size() / 2;
+  e.median_rel_l2 = sorted.size() % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  e.max_rel_l2 = sorted.back();
+  return e;
+}
+
+std::vector<OperatorEpoch> train_operator(Fno1d& model, const OperatorRecipe& r, const OperatorDataset& train,
+                                          const OperatorDataset& test,
+                                          const std::function<void(const OperatorEpoch&)>& on_epoch) {
+  optim::AdamOptions ao;
+  ao.lr = r.lr;
+  ao.weight_decay = r.weight_decay;
+  optim::Adam adam(model.parameters(), ao);
+  optim::StepLR schedule(adam, r.step_size, r.gamma);
+  Generator shuffle(splitmix64(r.model.seed ^ 0x5eedb47c4ull));
+  const int64_t samples = train.inputs.size(0);
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<OperatorEpoch> log;
+  model.train();
+  for (int64_t epoch = 1; epoch <= r.epochs; ++epoch) {
+    OperatorEpoch rec;
+    rec.epoch = epoch;
+    rec.lr = adam.param_groups().front().get("lr");
+    Tensor order = randperm(samples, &shuffle);
+    int64_t batches = 0;
+    for (int64_t s = 0; s < samples; s += r.batch_size) {
+      Tensor idx = narrow(order, 0, s, std::min(r.batch_size, samples - s));
+      adam.zero_grad();
+      Tensor loss = relative_l2(model(index_select(train.inputs, 0, idx)), index_select(train.targets, 0, idx));
+      const double value = to(detach(loss), DType::Float64).item<double>();
+      SKIFF_CHECK(std::isfinite(value), "operator training: the loss became non-finite in epoch {} (lower train.lr)",
+                  epoch);
+      backward(loss);
+      adam.step();
+      rec.train_loss += value;
+      ++batches;
+    }
+    rec.train_loss /= double(batches);
+    schedule.step();
+    rec.test_error = evaluate_operator(model, test).mean_rel_l2;
+    rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    log.push_back(rec);
+    if (on_epoch) on_epoch(rec);
+  }
+  return log;
+}
+
+void save_operator(const std::string& path, Fno1d& model, const OperatorRecipe& r) {
+  io::Metadata meta{{kFormatKey, kFormat}, {"recipe", recipe_text(r.root)}, {"recipe_file", r.file}};
+  io::save_safetensors(path, model.state_dict(), meta);
+}
+
+bool is_operator_file(const std::string& path) {
+  const auto header = io::read_safetensors_header(path);
+  auto it = header.metadata.find(kFormatKey);
+  return it != header.metadata.end() && it->second == kFormat;
+}
+
+OperatorModel load_operator(const std::string& path) {
+  io::SafetensorsFile f = io::load_safetensors(path);
+  auto it = f.metadata.find(kFormatKey);
+  if (it == f.metadata.end() || it->second != kFormat || !f.metadata.count("recipe"))
+    throw ValueError(
+        fmt::format("'{}' is not a skiff neural-operator model (no '{}: {}' metadata)", path, kFormatKey, kFormat));
+  YAML::Node root;
+  try {
+    root = YAML::Load(f.metadata.at("recipe"));
+  } catch (const YAML::Exception& e) {
+    throw ValueError(fmt::format("'{}': the stored recipe is not valid YAML ({})", path, e.msg));
+  }
+  OperatorModel m{parse_operator_recipe(root, path + " (stored recipe)"), nullptr};
+  m.model = std::make_shared<Fno1d>(m.recipe.model);
+  try {
+    m.model->load_state_dict(f.tensors);
+  } catch (const Error& e) {
+    throw ValueError(fmt::format("'{}': the weights do not fit the stored recipe: {}", path, e.what()));
+  }
+  m.model->eval();
+  return m;
+}
+
+nlohmann::json operator_evaluation_json(const OperatorEvaluation& e) {
+  return {{"samples", e.samples},           {"grid", e.grid},
+          {"mean_rel_l2", e.mean_rel_l2},   {"median_rel_l2", e.median_rel_l2},
+          {"max_rel_l2", e.max_rel_l2}};
+}
+
+nlohmann::json operator_log_json(const std::vector<OperatorEpoch>& log) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : log)
+    out.push_back({{"epoch", r.epoch}, {"train_loss", r.train_loss}, {"test_rel_l2", r.test_error}, {"lr", r.lr},
+                   {"seconds", r.seconds}});
+  return out;
+}
+
+std::vector<std::string> write_operator_images(const std::string& dir, Fno1d& model, const OperatorRecipe& r,
+                                               const OperatorDataset& test, int64_t count) {
+  count = std::min(count, test.inputs.size(0));
+  const int64_t n = test.inputs.size(1);
+  Tensor prediction;
+  {
+    NoGradGuard no_grad;
+    prediction = model(rows(test.inputs, 0, count));
+  }
+  auto a = to(rows(test.inputs, 0, count), DType::Float64).to_vector<double>();
+  auto u = to(rows(test.targets, 0, count), DType::Float64).to_vector<double>();
+  auto p = to(prediction, DType::Float64).to_vector<double>();
+  std::vector<double> x;
+  for (int64_t j = 0; j < n; ++j) x.push_back(double(j) / double(n));
+  auto sample = [&](const std::vector<double>& v, int64_t i) {
+    return std::vector<double>(v.begin() + long(i * n), v.begin() + long((i + 1) * n));
+  };
+  const auto [lo, hi] = padded_range({a, u, p});
+  std::vector<cv::Mat> panels;
+  for (int64_t i = 0; i < count; ++i) {
+    double err = 0, ref = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      err += std::pow(p[size_t(i * n + j)] - u[size_t(i * n + j)], 2);
+      ref += std::pow(u[size_t(i * n + j)], 2);
+    }
+    std::vector<Curve> curves{{sample(a, i), cv::Scalar(170, 170, 170), false},
+                              {sample(u, i), cv::Scalar(0, 0, 0), false},
+                              {sample(p, i), cv::Scalar(40, 40, 220), true}};
+    panels.push_back(
+        line_panel(x, curves, lo, hi, fmt::format("test {}: rel L2 {:.2e}", i, std::sqrt(err / ref)), "x"));
+  }
+  cv::Mat img = panel_row(panels, fmt::format("grey: u(x, 0), black: solver u(x, {:g}), red dashed: operator",
+                                              r.solver.t_end));
+  std::filesystem::create_directories(dir);
+  const std::string path = (std::filesystem::path(dir) / "samples.png").string();
+  data::write_image_file(path, img);
+  return {path};
+}
+
+}  // namespace skiff::science
