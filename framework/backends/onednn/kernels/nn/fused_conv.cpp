@@ -23,6 +23,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "framework/backends/onednn/dnnl_check.h"
 #include "framework/backends/onednn/fused_conv.h"
 #include "framework/backends/onednn/kernels/nn/conv_dims.h"
 #include "framework/core/threading.h"
@@ -319,7 +320,7 @@ void fused_conv2d_onednn(const KernelContext& c) {
   if (p.n > 0 && p.c > 0 && p.o > 0) plan = get_plan(p, with_bias, chain, lay);
   if (!plan) SKIFF_THROW(NotImplementedError, "skiff_fused_conv2d: oneDNN has no kernel for this geometry");
   num_threads();  // applies SKIFF_NUM_THREADS to the OpenMP pool oneDNN runs on
-  try {
+  SKIFF_DNNL_CHECK("skiff_fused_conv2d", {
     dnnl::engine& eng = cpu_engine();
     Workspace& ws = thread_workspace();
     std::shared_ptr<void> wei = packed_weights(*plan, w);
@@ -349,10 +350,7 @@ void fused_conv2d_onednn(const KernelContext& c) {
     plan->prim.execute(thread_stream(), args);
     if (plan->dst_out_reorder) run_reorder(*plan->dst_out_reorder, plan->dst_out_scratch, dst, dst_user, ws);
     thread_stream().wait();
-  } catch (const dnnl::error& e) {
-    SKIFF_THROW(DeviceError, "skiff_fused_conv2d (onednn): execution failed: {} (status {})", e.what(),
-                int(e.status));
-  }
+  });
 }
 
 // ---- eltwise chain -------------------------------------------------------------------------
@@ -384,7 +382,7 @@ void eltwise_chain_onednn(const KernelContext& c) {
     return;
   }
   num_threads();
-  try {
+  SKIFF_DNNL_CHECK("skiff_eltwise_chain", {
     dnnl::engine& eng = cpu_engine();
     dnnl::memory::desc md({numel}, dt::f32, tag::a);
     dnnl::memory src(md, eng, x.data_ptr()), dst(md, eng, c.outputs[0].data_ptr());
@@ -394,10 +392,7 @@ void eltwise_chain_onednn(const KernelContext& c) {
                                                                     {DNNL_ARG_DST, dst}});
     }
     thread_stream().wait();
-  } catch (const dnnl::error& e) {
-    SKIFF_THROW(DeviceError, "skiff_eltwise_chain (onednn): execution failed: {} (status {})", e.what(),
-                int(e.status));
-  }
+  });
 }
 
 void unblock_onednn(const KernelContext& c) {

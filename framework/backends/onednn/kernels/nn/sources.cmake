@@ -1,5 +1,6 @@
 list(APPEND SKIFF_ONEDNN_KERNEL_SOURCES
   onednn/kernels/nn/conv.cpp
+  onednn/kernels/nn/depthwise_nchw.cpp
 )
 list(APPEND SKIFF_ONEDNN_KERNEL_SOURCES
   onednn/kernels/nn/fused_conv.cpp
