@@ -9,8 +9,9 @@
 // dilation, groups), under a mutex; execution uses user-mode scratchpads, so one cached primitive
 // may run on several threads at once.
 // Depthwise stride-1 forward runs directly on NCHW instead (depthwise_nchw.h says why).
-// Falls back to the reference kernel for shapes oneDNN rejects (e.g. a window that stops short of
-// the right edge, which would need negative right padding) and for empty tensors.
+// Windows that stop short of the bottom/right edge (negative right padding, which oneDNN rejects)
+// run on the cropped input (conv_dims.h). Falls back to the reference kernel for shapes oneDNN
+// rejects and for empty tensors.
 // Reference: the "cpu" kernels (framework/backends/cpu/kernels/nn/conv.cpp); tested to agree to
 // 1e-4 relative in tests/framework/ops/nn/conv_test.cpp (OnednnMatchesReference cases).
 #include <dnnl.hpp>
@@ -18,6 +19,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -94,6 +96,7 @@ struct ConvPlan {
   dnnl::memory::desc bias;
   std::array<Slot, 3> slots;  // activation in/out "src", "weights", activation "dst"
   int output_slot = 0;        // which of the three the primitive writes
+  bool zero_src_first = false;  // input gradient of a cropped input: clear the parts never written
 };
 
 using ConvKey = std::array<int64_t, 18>;
@@ -135,7 +138,7 @@ bool prefer_winograd(const Conv2dParams& p) {
 /// Builds the primitive for one convolution; nullopt when oneDNN has no implementation.
 std::optional<ConvPlan> build_plan(ConvKind kind, const Conv2dParams& p, dnnl::algorithm algo) {
   using dims = dnnl::memory::dims;
-  const auto cd = ::skiff::onednn_detail::conv_dims(p);
+  const auto cd = ::skiff::onednn_detail::conv_dims(p, /*allow_crop=*/true);
   if (!cd) return std::nullopt;
   const dims &src_dims = cd->src, &dst_dims = cd->dst, &wei_dims = cd->wei;
   const dims &strides = cd->strides, &dilates = cd->dilates, &pad_l = cd->pad_l, &pad_r = cd->pad_r;
@@ -160,7 +163,11 @@ std::optional<ConvPlan> build_plan(ConvKind kind, const Conv2dParams& p, dnnl::a
 
   ConvPlan plan;
   plan.bias = bias_md;
-  plan.slots[0].user = dnnl::memory::desc(src_dims, dt::f32, tag::nchw);
+  // A cropped input is read (or, for the input gradient, written) through the strides of the
+  // full tensor; the gradient's cropped-off rows and columns are zeroed by the caller.
+  plan.slots[0].user = cd->cropped ? dnnl::memory::desc(src_dims, dt::f32, cd->src_strides)
+                                   : dnnl::memory::desc(src_dims, dt::f32, tag::nchw);
+  plan.zero_src_first = cd->cropped && kind == ConvKind::BackwardData;
   plan.slots[1].user = dnnl::memory::desc(wei_dims, dt::f32, grouped ? tag::goihw : tag::oihw);
   plan.slots[2].user = dnnl::memory::desc(dst_dims, dt::f32, tag::nchw);
   if (kind == ConvKind::Forward || kind == ConvKind::ForwardBias) {
@@ -224,8 +231,9 @@ std::shared_ptr<const ConvPlan> get_plan(ConvKind kind, const Conv2dParams& p) {
   return plan;
 }
 
-void run_plan(const ConvPlan& plan, const std::array<void*, 3>& user_ptrs, const void* bias) {
+void run_plan(const ConvPlan& plan, const std::array<void*, 3>& user_ptrs, const void* bias, size_t src_bytes) {
   num_threads();  // applies SKIFF_NUM_THREADS to the OpenMP pool oneDNN runs on
+  if (plan.zero_src_first) std::memset(user_ptrs[0], 0, src_bytes);
   dnnl::engine& eng = cpu_engine();
   thread_local dnnl::stream stream(cpu_engine());
   Workspace& ws = thread_workspace();
@@ -269,7 +277,8 @@ bool try_run(ConvKind kind, const Conv2dParams& p, const std::array<void*, 3>& p
   std::shared_ptr<const ConvPlan> plan = get_plan(kind, p);
   if (!plan) return false;
   static constexpr const char* kOpNames[] = {"conv2d", "conv2d", "conv2d_backward_input", "conv2d_backward_weight"};
-  SKIFF_DNNL_CHECK(kOpNames[int(kind)], run_plan(*plan, ptrs, bias));
+  const size_t src_bytes = size_t(p.n * p.c * p.h * p.w) * sizeof(float);
+  SKIFF_DNNL_CHECK(kOpNames[int(kind)], run_plan(*plan, ptrs, bias, src_bytes));
   return true;
 }
 
