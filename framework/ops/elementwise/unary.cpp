@@ -58,9 +58,7 @@ std::vector<Tensor> erf_bw(BackwardContext& c) {
   Tensor x = c.input(0);
   return {mul(g(c), mul(exp(neg(mul(x, x))), 1.1283791670955126))};  // 2/sqrt(pi)
 }
-std::vector<Tensor> relu_bw(BackwardContext& c) {
-  return {where(gt(c.output(0), 0.0), g(c), zeros({}, g(c).dtype()))};
-}
+std::vector<Tensor> relu_bw(BackwardContext& c) { return {relu_backward(g(c), c.output(0))}; }
 std::vector<Tensor> leaky_relu_bw(BackwardContext& c) {
   double slope = c.attrs().get_float("negative_slope");
   return {where(gt(c.input(0), 0.0), g(c), mul(g(c), slope))};
@@ -98,6 +96,22 @@ SKIFF_UNARY_OP(kRelu, "relu", relu_bw, 0, kOut);
 SKIFF_UNARY_OP(kLeakyRelu, "leaky_relu", leaky_relu_bw, kIn, 0);
 SKIFF_UNARY_OP(kClamp, "clamp", clamp_bw, kIn, 0);
 #undef SKIFF_UNARY_OP
+// relu_backward(grad, y) = grad where y > 0, else 0: linear in grad, so its own gradient
+// is relu_backward again (and none for y, whose derivative is zero almost everywhere).
+std::vector<Tensor> relu_backward_bw(BackwardContext& c) {
+  return {c.needs_grad(0) ? relu_backward(c.grad(), c.input(1)) : Tensor(), Tensor()};
+}
+std::vector<TensorMeta> relu_backward_infer(const std::vector<Tensor>& in, const Attrs&) {
+  SKIFF_CHECK_SHAPE(in[0].shape() == in[1].shape(), "relu_backward: grad {} and output {} must have one shape",
+                    in[0].shape(), in[1].shape());
+  SKIFF_CHECK_DTYPE(in[0].dtype() == in[1].dtype(), "relu_backward: grad is {}, output is {}",
+                    dtype_name(in[0].dtype()), dtype_name(in[1].dtype()));
+  return {{in[0].shape(), in[0].dtype()}};
+}
+const OpDef kReluBackward{
+    .name = "relu_backward", .infer = relu_backward_infer, .backward = relu_backward_bw, .save_inputs = 0b10};
+SKIFF_REGISTER_OP(kReluBackward);
+
 // abs maps complex to real (the others keep the dtype).
 const OpDef kAbs{.name = "abs", .infer = abs_infer, .backward = abs_bw, .save_inputs = kIn};
 SKIFF_REGISTER_OP(kAbs);
@@ -129,6 +143,7 @@ Tensor floor(const Tensor& x) { return is_integral(x.dtype(), true) ? x : unary(
 Tensor ceil(const Tensor& x) { return is_integral(x.dtype(), true) ? x : unary(kCeil, x); }
 Tensor round(const Tensor& x) { return is_integral(x.dtype(), true) ? x : unary(kRound, x); }
 Tensor relu(const Tensor& x) { return unary(kRelu, x); }
+Tensor relu_backward(const Tensor& grad, const Tensor& output) { return call_op1(kReluBackward, {grad, output}); }
 Tensor leaky_relu(const Tensor& x, double slope) { return unary_float(kLeakyRelu, x, {{"negative_slope", slope}}); }
 Tensor clamp(const Tensor& x, double lo, double hi) {
   SKIFF_CHECK(!(lo > hi), "clamp: min {} is greater than max {}", lo, hi);

@@ -32,6 +32,10 @@ Tensor floor(const Tensor& x);
 Tensor ceil(const Tensor& x);
 Tensor round(const Tensor& x);
 Tensor relu(const Tensor& x);
+/// The gradient of relu: grad where output > 0, else 0, in one pass (relu's
+/// backward; differentiable in grad to any order). \throws ShapeError /
+/// TypeError unless grad and output have one shape and dtype.
+Tensor relu_backward(const Tensor& grad, const Tensor& output);
 /// x if x > 0 else slope * x.
 Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
 /// Gaussian error linear unit: exact x*Phi(x), or the tanh approximation.

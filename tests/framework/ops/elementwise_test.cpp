@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "framework/autograd/engine.h"
+#include "framework/core/error.h"
 #include "framework/ops/ops.h"
 
 namespace skiff {
@@ -124,6 +126,32 @@ TEST(ElementwiseTest, LargeTensorsUseSameResultsAcrossThreads) {
   auto v = y.to_vector<float>();
   auto xv = x.to_vector<float>();
   for (size_t i = 0; i < v.size(); i += 997) EXPECT_NEAR(v[i], std::tanh(xv[i]) * xv[i] + 1, 1e-5);
+}
+
+
+// relu's backward is the fused relu_backward op: grad where the output is
+// positive, zero elsewhere (also at 0), for float32 (vector kernel, contiguous
+// and strided) and float64; its own gradient is itself, so double backward works.
+TEST(ElementwiseTest, ReluBackwardPassesGradWhereOutputIsPositive) {
+  for (DType dt : {DType::Float32, DType::Float64}) {
+    Tensor x = from_vector(std::vector<double>{-2, -0.5, 0, 0.25, 3, -1, 4, 0}, Shape{2, 4});
+    x = to(x, dt).set_requires_grad();
+    Tensor g = to(from_vector(std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8}, Shape{2, 4}), dt);
+    Tensor y = relu(x);
+    Tensor gx = autograd::grad({y}, {x}, {g}, /*create_graph=*/true)[0];
+    EXPECT_EQ(to(gx, DType::Float64).to_vector<double>(), (std::vector<double>{0, 0, 0, 4, 5, 0, 7, 0}));
+    // d/dg of sum(relu_backward(g, y) * v) is relu_backward(v, y).
+    Tensor gs = g.set_requires_grad();
+    Tensor h = sum(mul(relu_backward(gs, detach(y)), 2.0));
+    EXPECT_EQ(to(autograd::grad({h}, {gs})[0], DType::Float64).to_vector<double>(),
+              (std::vector<double>{0, 0, 0, 2, 2, 0, 2, 0}));
+    // A strided (transposed) gradient takes the scalar path.
+    Tensor gt_ = transpose(to(from_vector(std::vector<double>{1, 5, 2, 6, 3, 7, 4, 8}, Shape{4, 2}), dt), 0, 1);
+    EXPECT_EQ(to(relu_backward(gt_, detach(y)), DType::Float64).to_vector<double>(),
+              (std::vector<double>{0, 0, 0, 4, 5, 0, 7, 0}));
+  }
+  EXPECT_THROW(relu_backward(zeros({3}), zeros({4})), ShapeError);
+  EXPECT_THROW(relu_backward(zeros({3}), zeros({3}, DType::Float64)), TypeError);
 }
 
 }  // namespace skiff

@@ -23,6 +23,8 @@ struct VecF32Kernels {
   void (*exp)(const float* x, float* out, int64_t n);
   void (*sigmoid)(const float* x, float* out, int64_t n);
   void (*relu)(const float* x, float* out, int64_t n);
+  /// out = y > 0 ? g : 0 (relu's gradient from its output y).
+  void (*relu_backward)(const float* g, const float* y, float* out, int64_t n);
   /// Odd polynomial below |x| = 0.2, 1 - 2 / (exp(2|x|) + 1) above (max relative error ~3 ulp).
   void (*tanh)(const float* x, float* out, int64_t n);
 };

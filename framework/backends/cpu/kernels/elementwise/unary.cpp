@@ -90,6 +90,18 @@ void relu_cpu(const KernelContext& c) {
 }
 SKIFF_REGISTER_KERNEL(relu, CPU, "cpu", kFloatTypes | kIntTypes, 0, relu_cpu);
 
+void relu_backward_cpu(const KernelContext& c) {
+  if (binary_vec_f32(c.outputs[0], c.inputs[0], c.inputs[1], vec_f32().relu_backward,
+                     [](float g, float y) { return y > 0.0f ? g : 0.0f; }))
+    return;
+  visit_floating(c.inputs[0].dtype(), "relu_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = acc_t<T>;
+    binary_loop<T, T>(c.outputs[0], c.inputs[0], c.inputs[1], [](A g, A y) -> A { return y > A(0) ? g : A(0); });
+  });
+}
+SKIFF_REGISTER_KERNEL(relu_backward, CPU, "cpu", kFloatTypes, 0, relu_backward_cpu);
+
 void neg_cpu(const KernelContext& c) {
   visit_numeric(c.inputs[0].dtype(), "neg", [&](auto tag) {
     using T = typename decltype(tag)::type;
