@@ -124,4 +124,16 @@ std::string recipe_text(const YAML::Node& root) {
   return out.c_str();
 }
 
+YAML::Node stored_recipe(const std::map<std::string, std::string>& metadata, const std::string& path,
+                         const std::string& format, const std::string& kind) {
+  auto it = metadata.find(kModelFormatKey);
+  if (it == metadata.end() || it->second != format || !metadata.count(kModelRecipeKey))
+    throw ValueError(fmt::format("'{}' is not {} (no '{}: {}' metadata)", path, kind, kModelFormatKey, format));
+  try {
+    return YAML::Load(metadata.at(kModelRecipeKey));
+  } catch (const YAML::Exception& e) {
+    throw ValueError(fmt::format("'{}': the stored recipe is not valid YAML ({})", path, e.msg));
+  }
+}
+
 }  // namespace skiff::science

@@ -15,6 +15,7 @@
 /// Everything but problem.name has a default. Unknown keys, wrong types and
 /// out-of-range values are errors naming the file, line and key path, raised
 /// before any training starts.
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,5 +63,16 @@ ScienceRecipe load_recipe(const std::string& path, const std::vector<std::string
 
 /// The recipe tree as YAML text.
 std::string recipe_text(const YAML::Node& root);
+
+/// Metadata keys of a saved science model (solution or operator): its format tag
+/// and the recipe it was trained from, as YAML text.
+inline constexpr const char* kModelFormatKey = "format";
+inline constexpr const char* kModelRecipeKey = "recipe";
+
+/// The recipe stored in a saved model's metadata.
+/// \throws ValueError naming `path` and `kind` ("a skiff science solution") when the
+/// format tag is not `format` or the recipe is missing or not valid YAML.
+YAML::Node stored_recipe(const std::map<std::string, std::string>& metadata, const std::string& path,
+                         const std::string& format, const std::string& kind);
 
 }  // namespace skiff::science

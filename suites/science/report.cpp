@@ -16,27 +16,18 @@
 namespace skiff::science {
 
 namespace {
-constexpr const char* kFormatKey = "format";
 constexpr const char* kFormat = "skiff.science.solution/1";
 }  // namespace
 
 void save_solution(const std::string& path, PinnSolver& solver, const ScienceRecipe& recipe) {
-  io::Metadata meta{{kFormatKey, kFormat}, {"recipe", recipe_text(recipe.root)}, {"recipe_file", recipe.file}};
+  io::Metadata meta{
+      {kModelFormatKey, kFormat}, {kModelRecipeKey, recipe_text(recipe.root)}, {"recipe_file", recipe.file}};
   io::save_safetensors(path, solver.net().state_dict(), meta);
 }
 
 Solution load_solution(const std::string& path) {
   io::SafetensorsFile f = io::load_safetensors(path);
-  auto fmt_it = f.metadata.find(kFormatKey);
-  if (fmt_it == f.metadata.end() || fmt_it->second != kFormat || !f.metadata.count("recipe"))
-    throw ValueError(fmt::format("'{}' is not a skiff science solution (no '{}: {}' metadata)", path, kFormatKey,
-                                 kFormat));
-  YAML::Node root;
-  try {
-    root = YAML::Load(f.metadata.at("recipe"));
-  } catch (const YAML::Exception& e) {
-    throw ValueError(fmt::format("'{}': the stored recipe is not valid YAML ({})", path, e.msg));
-  }
+  YAML::Node root = stored_recipe(f.metadata, path, kFormat, "a skiff science solution");
   Solution s{parse_recipe(root, path + " (stored recipe)"), nullptr};
   s.solver = s.recipe.make_solver();
   try {

@@ -19,7 +19,6 @@
 namespace skiff::science {
 
 namespace {
-constexpr const char* kFormatKey = "format";
 constexpr const char* kFormat = "skiff.science.operator/1";
 constexpr int64_t kEvalChunk = 100;
 
@@ -109,28 +108,19 @@ std::vector<OperatorEpoch> train_operator(Fno1d& model, const OperatorRecipe& r,
 }
 
 void save_operator(const std::string& path, Fno1d& model, const OperatorRecipe& r) {
-  io::Metadata meta{{kFormatKey, kFormat}, {"recipe", recipe_text(r.root)}, {"recipe_file", r.file}};
+  io::Metadata meta{{kModelFormatKey, kFormat}, {kModelRecipeKey, recipe_text(r.root)}, {"recipe_file", r.file}};
   io::save_safetensors(path, model.state_dict(), meta);
 }
 
 bool is_operator_file(const std::string& path) {
   const auto header = io::read_safetensors_header(path);
-  auto it = header.metadata.find(kFormatKey);
+  auto it = header.metadata.find(kModelFormatKey);
   return it != header.metadata.end() && it->second == kFormat;
 }
 
 OperatorModel load_operator(const std::string& path) {
   io::SafetensorsFile f = io::load_safetensors(path);
-  auto it = f.metadata.find(kFormatKey);
-  if (it == f.metadata.end() || it->second != kFormat || !f.metadata.count("recipe"))
-    throw ValueError(
-        fmt::format("'{}' is not a skiff neural-operator model (no '{}: {}' metadata)", path, kFormatKey, kFormat));
-  YAML::Node root;
-  try {
-    root = YAML::Load(f.metadata.at("recipe"));
-  } catch (const YAML::Exception& e) {
-    throw ValueError(fmt::format("'{}': the stored recipe is not valid YAML ({})", path, e.msg));
-  }
+  YAML::Node root = stored_recipe(f.metadata, path, kFormat, "a skiff neural-operator model");
   OperatorModel m{parse_operator_recipe(root, path + " (stored recipe)"), nullptr};
   m.model = std::make_shared<Fno1d>(m.recipe.model);
   try {
