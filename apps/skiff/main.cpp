@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   skiff::app::add_graph_command(app);
   skiff::app::add_ocr_command(app);
   skiff::app::add_sci_command(app);
+  skiff::app::add_config_command(app);
 
   try {
     app.parse(argc, argv);

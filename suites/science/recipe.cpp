@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
+#include "framework/config/config.h"
 #include "framework/core/error.h"
-#include "framework/io/file.h"
 #include "suites/science/recipe_section.h"
 
 namespace skiff::science {
@@ -92,16 +92,7 @@ ScienceRecipe parse_recipe(const YAML::Node& root, const std::string& file) {
 }
 
 YAML::Node read_recipe_yaml(const std::string& path, const std::vector<std::string>& overrides) {
-  std::string text = io::read_file(path);  // IoError names the path
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw ValueError(fmt::format("{}:{}: YAML syntax error: {}", path, e.mark.line + 1, e.msg));
-  }
-  if (!root.IsMap()) throw ValueError(fmt::format("{}: a recipe is a YAML map of sections", path));
-  for (const auto& o : overrides) apply_override(root, o);
-  return root;
+  return config::load_config(path, overrides);  // _BASE_ inheritance works in recipes too
 }
 
 std::string recipe_task(const YAML::Node& root, const std::string& file) {

@@ -47,7 +47,8 @@ struct ScienceRecipe {
 /// Parses and validates a recipe tree. `file` names it in errors.
 ScienceRecipe parse_recipe(const YAML::Node& root, const std::string& file);
 
-/// Reads a recipe file and applies "key.path=value" overrides in order.
+/// Reads a recipe file (with its `_BASE_` files, framework/config/config.h) and
+/// applies "key.path=value" overrides in order.
 /// \throws IoError for a missing/unreadable file, ValueError for YAML syntax
 /// errors (with line), a non-map document or a malformed override.
 YAML::Node read_recipe_yaml(const std::string& path, const std::vector<std::string>& overrides = {});

@@ -146,39 +146,4 @@ void RecipeSection::allow_only(const std::vector<std::string>& allowed) const {
   }
 }
 
-void apply_override(YAML::Node& root, const std::string& assignment) {
-  auto eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw ValueError(fmt::format("override '{}': expected key.path=value", assignment));
-  std::string path = assignment.substr(0, eq);
-  YAML::Node value;
-  try {
-    value = YAML::Load(assignment.substr(eq + 1));
-  } catch (const YAML::Exception& e) {
-    throw ValueError(fmt::format("override '{}': the value is not valid YAML ({})", assignment, e.msg));
-  }
-  std::vector<std::string> keys;
-  for (size_t start = 0;;) {
-    size_t dot = path.find('.', start);
-    keys.push_back(path.substr(start, dot - start));
-    if (keys.back().empty()) throw ValueError(fmt::format("override '{}': empty key in '{}'", assignment, path));
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  // yaml-cpp nodes are handles: walk with fresh handles, never by assigning one
-  // node variable to another (that would alias and overwrite the parent).
-  std::vector<YAML::Node> chain{root};
-  for (size_t i = 0; i + 1 < keys.size(); ++i) {
-    YAML::Node next = chain.back()[keys[i]];
-    if (next.IsDefined() && !next.IsNull() && !next.IsMap())
-      throw ValueError(fmt::format("override '{}': '{}' is not a map", assignment, keys[i]));
-    if (!next.IsDefined() || next.IsNull()) {
-      chain.back()[keys[i]] = YAML::Node(YAML::NodeType::Map);
-      next = chain.back()[keys[i]];
-    }
-    chain.push_back(next);
-  }
-  chain.back()[keys.back()] = value;
-}
-
 }  // namespace skiff::science

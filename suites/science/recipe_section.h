@@ -48,8 +48,4 @@ class RecipeSection {
 /// The allowed word closest to `word` by edit distance ("" when none is close).
 std::string closest_word(const std::string& word, const std::vector<std::string>& allowed);
 
-/// Applies "a.b.c=value" overrides (value parsed as YAML) to a recipe in place.
-/// \throws ValueError for a malformed override or a path through a non-map.
-void apply_override(YAML::Node& root, const std::string& assignment);
-
 }  // namespace skiff::science

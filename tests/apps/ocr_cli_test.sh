@@ -5,13 +5,7 @@ set -u
 SKIFF="$1"
 ROOT="$2"
 SAMPLE="$ROOT/assets/samples/ocr_sample.png"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-check() {  # check DESCRIPTION CONDITION...
-  local what="$1"; shift
-  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
-}
+source "$(dirname "$0")/check.sh"
 
 "$SKIFF" ocr "$SAMPLE" >"$TMP/out.txt" 2>"$TMP/err.txt"; rc=$?
 check "sample: exit 0" test "$rc" -eq 0

@@ -4,13 +4,7 @@
 set -u
 SKIFF="$1"
 ROOT="$2"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-check() {  # check DESCRIPTION CONDITION...
-  local what="$1"; shift
-  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
-}
+source "$(dirname "$0")/check.sh"
 
 # A shortened plate run from the shipped recipe.
 "$SKIFF" --threads 1 sci train -c "$ROOT/configs/science/plate_bending.yml" -o model.hidden=[16,16] \

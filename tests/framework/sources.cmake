@@ -10,6 +10,7 @@ skiff_add_test(skiff_ops_test SOURCES ${SKIFF_OPS_TEST_SOURCES} DEPS skiff_frame
 skiff_add_test(skiff_autograd_test
   SOURCES framework/autograd/engine_test.cpp framework/autograd/higher_order_test.cpp
   DEPS skiff_framework)
+skiff_add_test(skiff_config_test SOURCES framework/config/config_test.cpp DEPS skiff_config)
 skiff_add_test(skiff_backend_cpu_test
   SOURCES framework/backends/vec_f32_test.cpp framework/registry_completeness_test.cpp
   DEPS skiff_framework)

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "framework/config/config.h"
 #include "framework/core/error.h"
 #include "suites/science/operator/operator_recipe.h"
 #include "suites/science/recipe.h"
@@ -73,14 +74,14 @@ TEST(Recipe, ErrorsNameFileLineAndKey) {
 
 TEST(Recipe, OverridesParseValuesAsYaml) {
   YAML::Node root = YAML::Load("problem: {name: poisson}\nmodel: {hidden: [4]}\n");
-  apply_override(root, "model.hidden=[6, 7]");
-  apply_override(root, "train.adam.iterations=12");
-  apply_override(root, "problem.solution.ky=2");
+  config::apply_override(root, "model.hidden=[6, 7]");
+  config::apply_override(root, "train.adam.iterations=12");
+  config::apply_override(root, "problem.solution.ky=2");
   auto r = parse_recipe(root, "r.yml");
   EXPECT_EQ(r.hidden, (std::vector<int64_t>{6, 7}));
   EXPECT_EQ(r.train.adam_iterations, 12);
-  EXPECT_THROW(apply_override(root, "novalue"), ValueError);
-  EXPECT_THROW(apply_override(root, "model.hidden.x=1"), ValueError);  // through a list
+  EXPECT_THROW(config::apply_override(root, "novalue"), ValueError);
+  EXPECT_THROW(config::apply_override(root, "model.hidden.x=1"), ValueError);  // through a list
 }
 
 TEST(Recipe, LoadReportsMissingFilesAndSyntax) {
