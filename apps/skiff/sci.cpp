@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <sstream>
+#include <type_traits>
 
 #include "apps/skiff/commands.h"
 #include "framework/core/error.h"
@@ -30,34 +31,31 @@ void print_evaluation(const Evaluation& e) {
   for (const auto& [k, v] : e.figures) fmt::print("{:<28} {:.6g}\n", k, v);
 }
 
-std::vector<int64_t> parse_sizes(const std::string& text, const std::string& flag) {
-  std::vector<int64_t> out;
+// "a,b,c" as numbers of type T (int64_t or double); the error names the flag and
+// what it expects.
+template <typename T>
+std::vector<T> parse_list(const std::string& text, const std::string& flag) {
+  std::vector<T> out;
   std::stringstream ss(text);
   for (std::string item; std::getline(ss, item, ',');) {
     try {
       size_t used = 0;
-      out.push_back(std::stoll(item, &used));
+      if constexpr (std::is_integral_v<T>) {
+        out.push_back(std::stoll(item, &used));
+      } else {
+        out.push_back(std::stod(item, &used));
+      }
       if (used != item.size()) throw std::invalid_argument(item);
     } catch (const std::exception&) {
-      throw ValueError(fmt::format("{}: expected integers separated by commas, got '{}'", flag, text));
+      throw ValueError(fmt::format("{}: expected {} separated by commas, got '{}'", flag,
+                                   std::is_integral_v<T> ? "integers" : "numbers", text));
     }
   }
   return out;
 }
 
-std::vector<double> parse_point(const std::string& text) {
-  std::vector<double> out;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
-    try {
-      size_t used = 0;
-      out.push_back(std::stod(item, &used));
-      if (used != item.size()) throw std::invalid_argument(item);
-    } catch (const std::exception&) {
-      throw ValueError(fmt::format("--points: expected numbers separated by commas, got '{}'", text));
-    }
-  }
-  return out;
+std::vector<int64_t> parse_sizes(const std::string& text, const std::string& flag) {
+  return parse_list<int64_t>(text, flag);
 }
 
 // Metrics, pictures and (for training) the solution, all under `dir`.
@@ -213,7 +211,7 @@ void run_query(const std::string& model, const std::vector<std::string>& points,
     SKIFF_CHECK(!points.empty(), "sci query: give --points or --grid");
     std::vector<double> flat;
     for (const auto& p : points) {
-      auto v = parse_point(p);
+      auto v = parse_list<double>(p, "--points");
       SKIFF_CHECK(int64_t(v.size()) == d, "--points '{}': {} coordinates for a problem with inputs {}", p, v.size(),
                   fmt::join(problem.inputs(), ", "));
       SKIFF_CHECK(problem.domain()->contains(v.data(), 1e-9), "--points '{}' lies outside the {} domain", p,
