@@ -7,7 +7,7 @@
 namespace skiff::science {
 
 SpectralConv1d::SpectralConv1d(int64_t in, int64_t out, int64_t modes, Generator& gen)
-    : in_(in), out_(out), modes_(modes) {
+    : in_(in), modes_(modes) {
   SKIFF_CHECK(in > 0 && out > 0 && modes > 0, "SpectralConv1d: sizes must be positive (in {}, out {}, modes {})", in,
               out, modes);
   const double scale = 1.0 / double(in * out);

@@ -44,7 +44,7 @@ class SpectralConv1d : public nn::Module {
   Tensor weight_real, weight_imag;
 
  private:
-  int64_t in_, out_, modes_;
+  int64_t in_, modes_;
 };
 
 class Fno1d : public nn::Module {

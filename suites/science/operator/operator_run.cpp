@@ -22,9 +22,9 @@ namespace {
 constexpr const char* kFormat = "skiff.science.operator/1";
 constexpr int64_t kEvalChunk = 100;
 
-// Mean over samples of ||p - t|| / ||t|| (rows of [B, N]).
-Tensor relative_l2(const Tensor& prediction, const Tensor& target) {
-  return mean(norm(prediction - target, 2.0, {1}) / norm(target, 2.0, {1}));
+// ||p - t|| / ||t|| per sample (rows of [B, N]) -> [B].
+Tensor per_sample_relative_l2(const Tensor& prediction, const Tensor& target) {
+  return norm(prediction - target, 2.0, {1}) / norm(target, 2.0, {1});
 }
 
 Tensor rows(const Tensor& t, int64_t start, int64_t count) { return narrow(t, 0, start, count); }
@@ -51,7 +51,7 @@ OperatorEvaluation evaluate_operator(Fno1d& model, const OperatorDataset& data) 
   for (int64_t s = 0; s < e.samples; s += kEvalChunk) {
     const int64_t n = std::min(kEvalChunk, e.samples - s);
     Tensor target = rows(data.targets, s, n);
-    Tensor err = norm(model(rows(data.inputs, s, n)) - target, 2.0, {1}) / norm(target, 2.0, {1});
+    Tensor err = per_sample_relative_l2(model(rows(data.inputs, s, n)), target);
     for (double v : to(err, DType::Float64).to_vector<double>()) e.per_sample.push_back(v);
   }
   model.train(was_training);
@@ -88,7 +88,8 @@ std::vector<OperatorEpoch> train_operator(Fno1d& model, const OperatorRecipe& r,
     for (int64_t s = 0; s < samples; s += r.batch_size) {
       Tensor idx = narrow(order, 0, s, std::min(r.batch_size, samples - s));
       adam.zero_grad();
-      Tensor loss = relative_l2(model(index_select(train.inputs, 0, idx)), index_select(train.targets, 0, idx));
+      Tensor loss = mean(per_sample_relative_l2(model(index_select(train.inputs, 0, idx)),
+                                                index_select(train.targets, 0, idx)));
       const double value = to(detach(loss), DType::Float64).item<double>();
       SKIFF_CHECK(std::isfinite(value), "operator training: the loss became non-finite in epoch {} (lower train.lr)",
                   epoch);
@@ -150,11 +151,13 @@ std::vector<std::string> write_operator_images(const std::string& dir, Fno1d& mo
                                                const OperatorDataset& test, int64_t count) {
   count = std::min(count, test.inputs.size(0));
   const int64_t n = test.inputs.size(1);
-  Tensor prediction;
+  Tensor prediction, errors;
   {
     NoGradGuard no_grad;
     prediction = model(rows(test.inputs, 0, count));
+    errors = per_sample_relative_l2(prediction, rows(test.targets, 0, count));
   }
+  const auto rel_l2 = to(errors, DType::Float64).to_vector<double>();
   auto a = to(rows(test.inputs, 0, count), DType::Float64).to_vector<double>();
   auto u = to(rows(test.targets, 0, count), DType::Float64).to_vector<double>();
   auto p = to(prediction, DType::Float64).to_vector<double>();
@@ -166,16 +169,11 @@ std::vector<std::string> write_operator_images(const std::string& dir, Fno1d& mo
   const auto [lo, hi] = padded_range({a, u, p});
   std::vector<cv::Mat> panels;
   for (int64_t i = 0; i < count; ++i) {
-    double err = 0, ref = 0;
-    for (int64_t j = 0; j < n; ++j) {
-      err += std::pow(p[size_t(i * n + j)] - u[size_t(i * n + j)], 2);
-      ref += std::pow(u[size_t(i * n + j)], 2);
-    }
     std::vector<Curve> curves{{sample(a, i), cv::Scalar(170, 170, 170), false},
                               {sample(u, i), cv::Scalar(0, 0, 0), false},
                               {sample(p, i), cv::Scalar(40, 40, 220), true}};
     panels.push_back(
-        line_panel(x, curves, lo, hi, fmt::format("test {}: rel L2 {:.2e}", i, std::sqrt(err / ref)), "x"));
+        line_panel(x, curves, lo, hi, fmt::format("test {}: rel L2 {:.2e}", i, rel_l2[size_t(i)]), "x"));
   }
   cv::Mat img = panel_row(panels, fmt::format("grey: u(x, 0), black: solver u(x, {:g}), red dashed: operator",
                                               r.solver.t_end));

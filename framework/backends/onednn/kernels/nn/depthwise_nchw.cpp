@@ -47,7 +47,6 @@ int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
   }
 }
 
-
 // The body compiled for AVX-512, AVX2+FMA and baseline x86-64; depthwise_plane
 // picks one by active_isa(), like the vec tables (SKIFF_CPU_ISA can lower it).
 using PlaneFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, float, float*, int64_t, int64_t);
@@ -103,7 +102,7 @@ void depthwise_nchw_forward(const nn_detail::Conv2dParams& p, const float* x, co
         std::memcpy(padded.data() + (iy + p.ph) * wp + p.pw, xp + iy * p.w,
                     size_t(std::min(p.w, wp - p.pw)) * sizeof(float));
       run_plane(padded.data(), wp, w + c * p.kh * p.kw, p.kh, p.kw, b ? b[c] : 0.f, y + plane * out_plane, p.oh,
-                      p.ow);
+                p.ow);
     }
   }
 }
