@@ -3,10 +3,11 @@
 #include <numbers>
 
 #include "framework/core/error.h"
+#include "framework/core/registry.h"
 #include "framework/ops/ops.h"
 #include "suites/science/problem.h"
 #include "suites/science/problems/problems.h"
-#include "suites/science/recipe_section.h"
+#include "framework/config/section.h"
 
 namespace skiff::science {
 
@@ -28,7 +29,7 @@ std::vector<Field> Problem::fields(Derivatives& d) const {
 namespace {
 struct Entry {
   const char* name;
-  std::unique_ptr<Problem> (*make)(const RecipeSection&);
+  std::unique_ptr<Problem> (*make)(const config::Section&);
 };
 const Entry kProblems[] = {
     {"plate_bending", make_plate_bending}, {"poisson", make_poisson},   {"helmholtz", make_helmholtz},
@@ -43,11 +44,11 @@ std::vector<std::string> problem_names() {
 }
 
 std::unique_ptr<Problem> make_problem(const YAML::Node& node, const std::string& recipe_file) {
-  RecipeSection s(node, "problem", recipe_file);
+  config::Section s(node, "problem", recipe_file);
   std::string name = s.text("name");
   for (const auto& e : kProblems)
     if (name == e.name) return e.make(s);
-  std::string near = closest_word(name, problem_names());
+  std::string near = closest_match(name, problem_names());
   throw ValueError(fmt::format("{}: unknown problem '{}'{}; known problems: {}", s.where("name"), name,
                                near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near),
                                fmt::join(problem_names(), ", ")));

@@ -4,7 +4,7 @@
 
 #include "framework/config/config.h"
 #include "framework/core/error.h"
-#include "suites/science/recipe_section.h"
+#include "framework/config/section.h"
 
 namespace skiff::science {
 
@@ -17,14 +17,14 @@ ScienceRecipe parse_recipe(const YAML::Node& root, const std::string& file) {
   ScienceRecipe r;
   r.file = file;
   r.root = YAML::Clone(root);
-  RecipeSection top(root, "", file);
+  config::Section top(root, "", file);
   top.allow_only({"task", "problem", "sampling", "model", "train", "eval", "output"});
   if (recipe_task(root, file) != "pinn")
     throw ValueError(fmt::format("{}: not a PINN recipe (task '{}')", top.where("task"), recipe_task(root, file)));
   if (!top.has("problem")) throw ValueError(fmt::format("{}: missing the 'problem' section", file));
   r.problem = make_problem(root["problem"], file);
 
-  RecipeSection s = top.section("sampling");
+  config::Section s = top.section("sampling");
   std::vector<std::string> keys{"method"};
   for (const auto& [key, n] : r.problem->default_counts()) {
     keys.push_back(key);
@@ -40,7 +40,7 @@ ScienceRecipe parse_recipe(const YAML::Node& root, const std::string& file) {
     }
   }
 
-  RecipeSection m = top.section("model");
+  config::Section m = top.section("model");
   m.allow_only({"hidden", "activation", "dtype", "derivatives"});
   r.hidden = m.integers("hidden", r.hidden, 1);
   auto parse_in = [&](const std::string& key, auto parse, auto fallback) {
@@ -62,12 +62,12 @@ ScienceRecipe parse_recipe(const YAML::Node& root, const std::string& file) {
       },
       r.dtype);
 
-  RecipeSection t = top.section("train");
+  config::Section t = top.section("train");
   t.allow_only({"seed", "log_every", "target_error", "adam", "lbfgs"});
   r.seed = uint64_t(t.integer("seed", 0));
   r.train.log_every = t.integer("log_every", r.train.log_every);
   r.train.target_error = t.number("target_error", 0.0);
-  RecipeSection adam = t.section("adam"), lbfgs = t.section("lbfgs");
+  config::Section adam = t.section("adam"), lbfgs = t.section("lbfgs");
   adam.allow_only({"iterations", "lr", "gamma", "decay_steps"});
   lbfgs.allow_only({"iterations", "history"});
   r.train.adam_iterations = adam.integer("iterations", r.train.adam_iterations);
@@ -77,7 +77,7 @@ ScienceRecipe parse_recipe(const YAML::Node& root, const std::string& file) {
   r.train.lbfgs_iterations = lbfgs.integer("iterations", r.train.lbfgs_iterations);
   r.train.lbfgs_history = lbfgs.integer("history", r.train.lbfgs_history, 1);
 
-  RecipeSection e = top.section("eval");
+  config::Section e = top.section("eval");
   e.allow_only({"grid"});
   std::vector<int64_t> grid_default(r.problem->inputs().size(), 101);
   r.eval_grid = e.integers("grid", grid_default, 2);
@@ -85,7 +85,7 @@ ScienceRecipe parse_recipe(const YAML::Node& root, const std::string& file) {
     throw ValueError(fmt::format("{}: needs {} sizes (one per input: {}), got {}", e.where("grid"),
                                  r.problem->inputs().size(), fmt::join(r.problem->inputs(), ", "), r.eval_grid.size()));
 
-  RecipeSection o = top.section("output");
+  config::Section o = top.section("output");
   o.allow_only({"dir"});
   r.output_dir = o.text("dir", "output/" + r.problem->name());
   return r;
@@ -96,7 +96,7 @@ YAML::Node read_recipe_yaml(const std::string& path, const std::vector<std::stri
 }
 
 std::string recipe_task(const YAML::Node& root, const std::string& file) {
-  RecipeSection top(root, "", file);
+  config::Section top(root, "", file);
   const std::string task = top.text("task", "pinn");
   if (task != "pinn" && task != "operator")
     throw ValueError(fmt::format("{}: unknown task '{}'; use pinn (physics-informed network) or operator "

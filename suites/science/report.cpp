@@ -11,9 +11,14 @@
 #include "framework/io/file.h"
 #include "framework/io/safetensors.h"
 #include "framework/ops/ops.h"
-#include "suites/science/plot.h"
+#include "framework/train/plot.h"
 
 namespace skiff::science {
+
+using train::Curve;
+using train::line_panel;
+using train::padded_range;
+using train::panel_row;
 
 namespace {
 constexpr const char* kFormat = "skiff.science.solution/1";

@@ -10,7 +10,8 @@ skiff_add_test(skiff_ops_test SOURCES ${SKIFF_OPS_TEST_SOURCES} DEPS skiff_frame
 skiff_add_test(skiff_autograd_test
   SOURCES framework/autograd/engine_test.cpp framework/autograd/higher_order_test.cpp
   DEPS skiff_framework)
-skiff_add_test(skiff_config_test SOURCES framework/config/config_test.cpp DEPS skiff_config)
+skiff_add_test(skiff_config_test SOURCES framework/config/config_test.cpp framework/config/schema_test.cpp
+  DEPS skiff_config)
 skiff_add_test(skiff_backend_cpu_test
   SOURCES framework/backends/vec_f32_test.cpp framework/registry_completeness_test.cpp
   DEPS skiff_framework)
@@ -37,3 +38,4 @@ include(framework/nn/sources.cmake)
 include(framework/optim/sources.cmake)
 include(framework/data/sources.cmake)
 include(framework/graph/sources.cmake)
+include(framework/train/sources.cmake)

@@ -1,7 +1,7 @@
 #include "suites/science/operator/operator_recipe.h"
 
 #include "framework/core/error.h"
-#include "suites/science/recipe_section.h"
+#include "framework/config/section.h"
 
 namespace skiff::science {
 
@@ -9,12 +9,12 @@ OperatorRecipe parse_operator_recipe(const YAML::Node& root, const std::string& 
   OperatorRecipe r;
   r.file = file;
   r.root = YAML::Clone(root);
-  RecipeSection top(root, "", file);
+  config::Section top(root, "", file);
   top.allow_only({"task", "data", "model", "train", "output"});
   if (top.text("task", "pinn") != "operator")
     throw ValueError(fmt::format("{}: an operator recipe needs 'task: operator'", top.where("task")));
 
-  RecipeSection d = top.section("data");
+  config::Section d = top.section("data");
   d.allow_only({"equation", "nu", "t_end", "train_samples", "test_samples", "grid", "solver_grid", "dt", "seed",
                 "initial_condition"});
   if (const std::string eq = d.text("equation", "burgers"); eq != "burgers")
@@ -32,13 +32,13 @@ OperatorRecipe parse_operator_recipe(const YAML::Node& root, const std::string& 
   if (r.solver_grid % r.grid != 0)
     throw ValueError(fmt::format("{}: must be a multiple of data.grid ({}), got {}", d.where("solver_grid"), r.grid,
                                  r.solver_grid));
-  RecipeSection ic = d.section("initial_condition");
+  config::Section ic = d.section("initial_condition");
   ic.allow_only({"sigma", "tau", "alpha"});
   r.initial_condition.sigma = ic.positive("sigma", r.initial_condition.sigma);
   r.initial_condition.tau = ic.positive("tau", r.initial_condition.tau);
   r.initial_condition.alpha = ic.positive("alpha", r.initial_condition.alpha);
 
-  RecipeSection m = top.section("model");
+  config::Section m = top.section("model");
   m.allow_only({"modes", "width", "layers", "projection"});
   r.model.modes = m.integer("modes", r.model.modes, 1);
   r.model.width = m.integer("width", r.model.width, 1);
@@ -48,7 +48,7 @@ OperatorRecipe parse_operator_recipe(const YAML::Node& root, const std::string& 
     throw ValueError(fmt::format("{}: {} modes do not fit a grid of {} points (at most {})", m.where("modes"),
                                  r.model.modes, r.grid, r.grid / 2 + 1));
 
-  RecipeSection t = top.section("train");
+  config::Section t = top.section("train");
   t.allow_only({"seed", "epochs", "batch_size", "lr", "weight_decay", "step_size", "gamma"});
   r.model.seed = uint64_t(t.integer("seed", 0));
   r.epochs = t.integer("epochs", r.epochs, 0);
@@ -60,7 +60,7 @@ OperatorRecipe parse_operator_recipe(const YAML::Node& root, const std::string& 
   r.step_size = t.integer("step_size", r.step_size, 1);
   r.gamma = t.positive("gamma", r.gamma);
 
-  RecipeSection o = top.section("output");
+  config::Section o = top.section("output");
   o.allow_only({"dir"});
   r.output_dir = o.text("dir", r.output_dir);
   return r;

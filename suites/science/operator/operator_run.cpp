@@ -13,10 +13,15 @@
 #include "framework/ops/ops.h"
 #include "framework/optim/lr_scheduler.h"
 #include "framework/optim/optimizers.h"
-#include "suites/science/plot.h"
+#include "framework/train/plot.h"
 #include "suites/science/recipe.h"
 
 namespace skiff::science {
+
+using train::Curve;
+using train::line_panel;
+using train::padded_range;
+using train::panel_row;
 
 namespace {
 constexpr const char* kFormat = "skiff.science.operator/1";

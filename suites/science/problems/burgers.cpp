@@ -20,7 +20,7 @@
 #include "framework/ops/ops.h"
 #include "suites/science/problems/conditions.h"
 #include "suites/science/problems/problems.h"
-#include "suites/science/recipe_section.h"
+#include "framework/config/section.h"
 
 namespace skiff::science {
 
@@ -55,7 +55,7 @@ namespace {
 
 class Burgers : public Problem {
  public:
-  explicit Burgers(const RecipeSection& s) {
+  explicit Burgers(const config::Section& s) {
     s.allow_only({"name", "viscosity", "end_time", "weights"});
     nu_ = s.positive("viscosity", 0.01 / kPi);
     t1_ = s.positive("end_time", 1.0);
@@ -103,6 +103,6 @@ class Burgers : public Problem {
 
 }  // namespace
 
-std::unique_ptr<Problem> make_burgers(const RecipeSection& s) { return std::make_unique<Burgers>(s); }
+std::unique_ptr<Problem> make_burgers(const config::Section& s) { return std::make_unique<Burgers>(s); }
 
 }  // namespace skiff::science

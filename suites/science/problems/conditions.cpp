@@ -4,12 +4,12 @@
 
 #include "framework/core/error.h"
 #include "framework/ops/ops.h"
-#include "suites/science/recipe_section.h"
+#include "framework/config/section.h"
 
 namespace skiff::science {
 
-LossWeights::LossWeights(const RecipeSection& problem, const std::vector<std::string>& terms) {
-  RecipeSection w = problem.section("weights");
+LossWeights::LossWeights(const config::Section& problem, const std::vector<std::string>& terms) {
+  config::Section w = problem.section("weights");
   w.allow_only(terms);
   for (const auto& t : terms) weights_[t] = w.positive(t, 1.0);
 }
@@ -31,11 +31,11 @@ BoundarySample BoundaryConditions::select(const BoundarySample& b, BoundaryKind 
   return select_parts(b, keep);
 }
 
-BoundaryConditions parse_boundary_conditions(const RecipeSection& s, const std::string& key,
+BoundaryConditions parse_boundary_conditions(const config::Section& s, const std::string& key,
                                              const std::vector<std::string>& part_names, BoundaryKind fallback) {
   BoundaryConditions bc{std::vector<BoundaryKind>(part_names.size(), fallback)};
   if (!s.has(key)) return bc;
-  RecipeSection m = s.section(key);
+  config::Section m = s.section(key);
   m.allow_only(part_names);
   for (size_t i = 0; i < part_names.size(); ++i) {
     if (!m.has(part_names[i])) continue;

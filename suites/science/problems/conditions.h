@@ -13,16 +13,18 @@
 
 #include "suites/science/problem.h"
 
-namespace skiff::science {
+namespace skiff::config {
+class Section;
+}
 
-class RecipeSection;
+namespace skiff::science {
 
 /// The `weights` map of a problem section: one positive weight per loss term
 /// (1 when not given). \throws ValueError for a term the problem does not have.
 class LossWeights {
  public:
   LossWeights() = default;
-  LossWeights(const RecipeSection& problem, const std::vector<std::string>& terms);
+  LossWeights(const config::Section& problem, const std::vector<std::string>& terms);
   double operator[](const std::string& term) const { return weights_.at(term); }
 
  private:
@@ -45,7 +47,7 @@ BoundarySample select_parts(const BoundarySample& b, const std::vector<bool>& ke
 /// Reads `key` of `s`: a map from part name to "dirichlet" or "neumann";
 /// parts not named get `fallback`. Absent key: every part gets `fallback`.
 /// \throws ValueError naming the entry for an unknown part or condition.
-BoundaryConditions parse_boundary_conditions(const RecipeSection& s, const std::string& key,
+BoundaryConditions parse_boundary_conditions(const config::Section& s, const std::string& key,
                                              const std::vector<std::string>& part_names, BoundaryKind fallback);
 
 /// The values of outputs `outputs` at `points` must equal `targets`

@@ -13,7 +13,7 @@
 #include "framework/ops/ops.h"
 #include "suites/science/problems/conditions.h"
 #include "suites/science/problems/problems.h"
-#include "suites/science/recipe_section.h"
+#include "framework/config/section.h"
 
 namespace skiff::science {
 namespace {
@@ -22,9 +22,9 @@ constexpr double kPi = std::numbers::pi;
 
 class Heat : public Problem {
  public:
-  explicit Heat(const RecipeSection& s) {
+  explicit Heat(const config::Section& s) {
     s.allow_only({"name", "domain", "diffusivity", "solution", "boundary", "weights"});
-    RecipeSection dom = s.section("domain"), sol = s.section("solution");
+    config::Section dom = s.section("domain"), sol = s.section("solution");
     dom.allow_only({"x", "t"});
     sol.allow_only({"k"});
     auto x = dom.numbers("x", std::vector<double>{0, 1}), t = dom.numbers("t", std::vector<double>{0, 1});
@@ -93,6 +93,6 @@ class Heat : public Problem {
 
 }  // namespace
 
-std::unique_ptr<Problem> make_heat(const RecipeSection& s) { return std::make_unique<Heat>(s); }
+std::unique_ptr<Problem> make_heat(const config::Section& s) { return std::make_unique<Heat>(s); }
 
 }  // namespace skiff::science

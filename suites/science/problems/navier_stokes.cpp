@@ -15,7 +15,7 @@
 #include "framework/ops/ops.h"
 #include "suites/science/problems/conditions.h"
 #include "suites/science/problems/problems.h"
-#include "suites/science/recipe_section.h"
+#include "framework/config/section.h"
 
 namespace skiff::science {
 namespace {
@@ -24,9 +24,9 @@ constexpr double kPi = std::numbers::pi;
 
 class Kovasznay : public Problem {
  public:
-  explicit Kovasznay(const RecipeSection& s) {
+  explicit Kovasznay(const config::Section& s) {
     s.allow_only({"name", "reynolds", "domain", "weights"});
-    RecipeSection dom = s.section("domain");
+    config::Section dom = s.section("domain");
     dom.allow_only({"x", "y"});
     re_ = s.positive("reynolds", 20.0);
     auto x = dom.numbers("x", std::vector<double>{-0.5, 1.0}), y = dom.numbers("y", std::vector<double>{-0.5, 1.5});
@@ -111,6 +111,6 @@ class Kovasznay : public Problem {
 
 }  // namespace
 
-std::unique_ptr<Problem> make_navier_stokes(const RecipeSection& s) { return std::make_unique<Kovasznay>(s); }
+std::unique_ptr<Problem> make_navier_stokes(const config::Section& s) { return std::make_unique<Kovasznay>(s); }
 
 }  // namespace skiff::science

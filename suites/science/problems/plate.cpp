@@ -14,7 +14,7 @@
 #include "framework/ops/ops.h"
 #include "suites/science/problems/conditions.h"
 #include "suites/science/problems/problems.h"
-#include "suites/science/recipe_section.h"
+#include "framework/config/section.h"
 
 namespace skiff::science {
 namespace {
@@ -23,9 +23,9 @@ constexpr double kPi = std::numbers::pi;
 
 class PlateBending : public Problem {
  public:
-  explicit PlateBending(const RecipeSection& s) {
+  explicit PlateBending(const config::Section& s) {
     s.allow_only({"name", "plate", "load", "weights"});
-    RecipeSection plate = s.section("plate"), load = s.section("load");
+    config::Section plate = s.section("plate"), load = s.section("load");
     plate.allow_only({"a", "b", "thickness", "youngs_modulus", "poisson_ratio"});
     load.allow_only({"q0"});
     a_ = plate.positive("a", 2.0);
@@ -111,6 +111,6 @@ class PlateBending : public Problem {
 
 }  // namespace
 
-std::unique_ptr<Problem> make_plate_bending(const RecipeSection& s) { return std::make_unique<PlateBending>(s); }
+std::unique_ptr<Problem> make_plate_bending(const config::Section& s) { return std::make_unique<PlateBending>(s); }
 
 }  // namespace skiff::science

@@ -15,7 +15,7 @@
 #include "framework/ops/ops.h"
 #include "suites/science/problems/conditions.h"
 #include "suites/science/problems/problems.h"
-#include "suites/science/recipe_section.h"
+#include "framework/config/section.h"
 
 namespace skiff::science {
 namespace {
@@ -25,11 +25,11 @@ const std::vector<std::string> kEdges{"left", "right", "bottom", "top"};  // Rec
 
 class SinProductProblem : public Problem {
  public:
-  SinProductProblem(const RecipeSection& s, bool helmholtz) : helmholtz_(helmholtz) {
+  SinProductProblem(const config::Section& s, bool helmholtz) : helmholtz_(helmholtz) {
     std::vector<std::string> keys{"name", "domain", "solution", "boundary", "weights"};
     if (helmholtz_) keys.push_back("wavenumber");
     s.allow_only(keys);
-    RecipeSection dom = s.section("domain"), sol = s.section("solution");
+    config::Section dom = s.section("domain"), sol = s.section("solution");
     dom.allow_only({"x", "y"});
     sol.allow_only({"kx", "ky"});
     const std::vector<double> fallback = helmholtz_ ? std::vector<double>{-1, 1} : std::vector<double>{0, 1};
@@ -115,7 +115,7 @@ class SinProductProblem : public Problem {
 
 }  // namespace
 
-std::unique_ptr<Problem> make_poisson(const RecipeSection& s) { return std::make_unique<SinProductProblem>(s, false); }
-std::unique_ptr<Problem> make_helmholtz(const RecipeSection& s) { return std::make_unique<SinProductProblem>(s, true); }
+std::unique_ptr<Problem> make_poisson(const config::Section& s) { return std::make_unique<SinProductProblem>(s, false); }
+std::unique_ptr<Problem> make_helmholtz(const config::Section& s) { return std::make_unique<SinProductProblem>(s, true); }
 
 }  // namespace skiff::science

@@ -7,7 +7,7 @@
 #include "framework/core/error.h"
 #include "suites/science/operator/operator_recipe.h"
 #include "suites/science/recipe.h"
-#include "suites/science/recipe_section.h"
+#include "framework/config/section.h"
 
 using namespace skiff;
 using namespace skiff::science;

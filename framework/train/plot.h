@@ -1,12 +1,12 @@
 #pragma once
 /// \file plot.h
-/// Line plots for the science suite's pictures (OpenCV drawing, no plotting library).
+/// Line plots for training curves and the science suite's pictures (OpenCV drawing, no plotting library).
 #include <string>
 #include <vector>
 
 #include <opencv2/core.hpp>
 
-namespace skiff::science {
+namespace skiff::train {
 
 struct Curve {
   std::vector<double> y;
@@ -26,4 +26,4 @@ std::pair<double, double> padded_range(const std::vector<std::vector<double>>& s
 /// Panels side by side with a legend line under them.
 cv::Mat panel_row(const std::vector<cv::Mat>& panels, const std::string& legend);
 
-}  // namespace skiff::science
+}  // namespace skiff::train

@@ -1,4 +1,4 @@
-#include "suites/science/plot.h"
+#include "framework/train/plot.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <opencv2/imgproc.hpp>
 
-namespace skiff::science {
+namespace skiff::train {
 
 cv::Mat line_panel(const std::vector<double>& x, const std::vector<Curve>& curves, double lo, double hi,
                    const std::string& title, const std::string& xlabel) {
@@ -55,4 +55,4 @@ cv::Mat panel_row(const std::vector<cv::Mat>& panels, const std::string& legend)
   return img;
 }
 
-}  // namespace skiff::science
+}  // namespace skiff::train

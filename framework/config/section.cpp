@@ -1,13 +1,14 @@
-#include "suites/science/recipe_section.h"
+#include "framework/config/section.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "framework/core/error.h"
+#include "framework/core/registry.h"
 
-namespace skiff::science {
+namespace skiff::config {
 
-RecipeSection::RecipeSection(YAML::Node node, std::string path, std::string file)
+Section::Section(YAML::Node node, std::string path, std::string file)
     : node_(std::move(node)), path_(std::move(path)), file_(std::move(file)) {
   if (!node_.IsDefined() || node_.IsNull()) node_ = YAML::Node(YAML::NodeType::Map);
   if (!node_.IsMap())
@@ -15,20 +16,20 @@ RecipeSection::RecipeSection(YAML::Node node, std::string path, std::string file
                                  path_.empty() ? "recipe" : path_));
 }
 
-std::string RecipeSection::where(const std::string& key) const {
+std::string Section::where(const std::string& key) const {
   YAML::Node n = get(key);
   int line = (n.IsDefined() ? n.Mark().line : node_.Mark().line) + 1;
   std::string p = path_.empty() ? key : path_ + "." + key;
   return line > 0 ? fmt::format("{}:{}: {}", file_, line, p) : fmt::format("{}: {}", file_, p);
 }
 
-YAML::Node RecipeSection::get(const std::string& key) const {
+YAML::Node Section::get(const std::string& key) const {
   for (const auto& kv : node_)
     if (kv.first.as<std::string>() == key) return kv.second;
   return YAML::Node();
 }
 
-bool RecipeSection::has(const std::string& key) const {
+bool Section::has(const std::string& key) const {
   YAML::Node n = get(key);
   return n.IsDefined() && !n.IsNull();
 }
@@ -45,7 +46,7 @@ T scalar_as(const YAML::Node& n, const std::string& where, const char* what) {
 }
 }  // namespace
 
-double RecipeSection::number(const std::string& key, std::optional<double> fallback) const {
+double Section::number(const std::string& key, std::optional<double> fallback) const {
   if (!has(key)) {
     if (fallback) return *fallback;
     throw ValueError(fmt::format("{}: missing (a number is required)", where(key)));
@@ -55,13 +56,13 @@ double RecipeSection::number(const std::string& key, std::optional<double> fallb
   return v;
 }
 
-double RecipeSection::positive(const std::string& key, std::optional<double> fallback) const {
+double Section::positive(const std::string& key, std::optional<double> fallback) const {
   double v = number(key, fallback);
   if (!(v > 0)) throw ValueError(fmt::format("{}: must be > 0, got {}", where(key), v));
   return v;
 }
 
-int64_t RecipeSection::integer(const std::string& key, std::optional<int64_t> fallback, int64_t min) const {
+int64_t Section::integer(const std::string& key, std::optional<int64_t> fallback, int64_t min) const {
   if (!has(key)) {
     if (fallback) return *fallback;
     throw ValueError(fmt::format("{}: missing (an integer is required)", where(key)));
@@ -71,7 +72,34 @@ int64_t RecipeSection::integer(const std::string& key, std::optional<int64_t> fa
   return v;
 }
 
-std::string RecipeSection::text(const std::string& key, std::optional<std::string> fallback) const {
+bool Section::boolean(const std::string& key, std::optional<bool> fallback) const {
+  if (!has(key)) {
+    if (fallback) return *fallback;
+    throw ValueError(fmt::format("{}: missing (true or false is required)", where(key)));
+  }
+  return scalar_as<bool>(get(key), where(key), "true or false");
+}
+
+std::vector<std::string> Section::texts(const std::string& key, std::optional<std::vector<std::string>> fallback) const {
+  if (!has(key)) {
+    if (fallback) return *fallback;
+    throw ValueError(fmt::format("{}: missing (a list of strings is required)", where(key)));
+  }
+  YAML::Node n = get(key);
+  if (n.IsScalar()) return {scalar_as<std::string>(n, where(key), "a string")};
+  if (!n.IsSequence()) throw ValueError(fmt::format("{}: expected a list of strings", where(key)));
+  std::vector<std::string> out;
+  for (const auto& e : n) out.push_back(scalar_as<std::string>(e, where(key), "a list of strings"));
+  return out;
+}
+
+std::vector<std::string> Section::keys() const {
+  std::vector<std::string> out;
+  for (const auto& kv : node_) out.push_back(kv.first.as<std::string>());
+  return out;
+}
+
+std::string Section::text(const std::string& key, std::optional<std::string> fallback) const {
   if (!has(key)) {
     if (fallback) return *fallback;
     throw ValueError(fmt::format("{}: missing (a string is required)", where(key)));
@@ -79,7 +107,7 @@ std::string RecipeSection::text(const std::string& key, std::optional<std::strin
   return scalar_as<std::string>(get(key), where(key), "a string");
 }
 
-std::vector<double> RecipeSection::numbers(const std::string& key, std::optional<std::vector<double>> fallback) const {
+std::vector<double> Section::numbers(const std::string& key, std::optional<std::vector<double>> fallback) const {
   if (!has(key)) {
     if (fallback) return *fallback;
     throw ValueError(fmt::format("{}: missing (a list of numbers is required)", where(key)));
@@ -91,7 +119,7 @@ std::vector<double> RecipeSection::numbers(const std::string& key, std::optional
   return out;
 }
 
-std::vector<int64_t> RecipeSection::integers(const std::string& key, std::optional<std::vector<int64_t>> fallback,
+std::vector<int64_t> Section::integers(const std::string& key, std::optional<std::vector<int64_t>> fallback,
                                              int64_t min) const {
   if (!has(key)) {
     if (fallback) return *fallback;
@@ -107,43 +135,21 @@ std::vector<int64_t> RecipeSection::integers(const std::string& key, std::option
   return out;
 }
 
-RecipeSection RecipeSection::section(const std::string& key) const {
-  return RecipeSection(get(key), path_.empty() ? key : path_ + "." + key, file_);
+Section Section::section(const std::string& key) const {
+  return Section(get(key), path_.empty() ? key : path_ + "." + key, file_);
 }
 
-std::string closest_word(const std::string& word, const std::vector<std::string>& allowed) {
-  auto distance = [](const std::string& a, const std::string& b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-      size_t diag = row[0];
-      row[0] = i;
-      for (size_t j = 1; j <= b.size(); ++j) {
-        size_t up = row[j];
-        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-        diag = up;
-      }
-    }
-    return row[b.size()];
-  };
-  std::string best;
-  size_t best_d = std::max<size_t>(3, word.size() / 2) + 1;
-  for (const auto& w : allowed) {
-    size_t d = distance(word, w);
-    if (d < best_d) best_d = d, best = w;
-  }
-  return best;
-}
-
-void RecipeSection::allow_only(const std::vector<std::string>& allowed) const {
+void Section::allow_only(const std::vector<std::string>& allowed) const {
   for (const auto& kv : node_) {
     std::string key = kv.first.as<std::string>();
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-    std::string near = closest_word(key, allowed);
-    throw ValueError(fmt::format("{}: unknown key{}", where(key),
+    std::string near = closest_match(key, allowed);
+    // The key's own line: a map value starts on the line below its key.
+    std::string at = fmt::format("{}:{}: {}", file_, kv.first.Mark().line + 1, path_.empty() ? key : path_ + "." + key);
+    throw ValueError(fmt::format("{}: unknown key{}", at,
                                  near.empty() ? fmt::format("; valid keys: {}", fmt::join(allowed, ", "))
                                               : fmt::format("; did you mean '{}'?", near)));
   }
 }
 
-}  // namespace skiff::science
+}  // namespace skiff::config

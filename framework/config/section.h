@@ -1,6 +1,6 @@
 #pragma once
-/// \file recipe_section.h
-/// Checked reads from one map of a YAML recipe.
+/// \file section.h
+/// Checked reads from one map of a YAML recipe or config.
 ///
 /// Every error names the file, the line and the dotted key path
 /// ("plate.yml:7: problem.plate.thicknes: unknown key; did you mean 'thickness'?"),
@@ -11,13 +11,13 @@
 
 #include <yaml-cpp/yaml.h>
 
-namespace skiff::science {
+namespace skiff::config {
 
-class RecipeSection {
+class Section {
  public:
   /// `node` must be a map (or null/undefined, read as empty).
   /// \throws ValueError naming file, line and path otherwise.
-  RecipeSection(YAML::Node node, std::string path, std::string file);
+  Section(YAML::Node node, std::string path, std::string file);
 
   bool has(const std::string& key) const;
   double number(const std::string& key, std::optional<double> fallback = std::nullopt) const;
@@ -25,14 +25,23 @@ class RecipeSection {
   double positive(const std::string& key, std::optional<double> fallback = std::nullopt) const;
   int64_t integer(const std::string& key, std::optional<int64_t> fallback = std::nullopt, int64_t min = 0) const;
   std::string text(const std::string& key, std::optional<std::string> fallback = std::nullopt) const;
+  /// true/false (YAML's spellings).
+  bool boolean(const std::string& key, std::optional<bool> fallback = std::nullopt) const;
+  /// A list of strings (a single string reads as a one-entry list).
+  std::vector<std::string> texts(const std::string& key,
+                                 std::optional<std::vector<std::string>> fallback = std::nullopt) const;
   std::vector<double> numbers(const std::string& key, std::optional<std::vector<double>> fallback = std::nullopt) const;
   std::vector<int64_t> integers(const std::string& key, std::optional<std::vector<int64_t>> fallback = std::nullopt,
                                 int64_t min = 0) const;
   /// A nested map (empty when absent).
-  RecipeSection section(const std::string& key) const;
+  Section section(const std::string& key) const;
   /// \throws ValueError for a key not in `allowed`, with the closest allowed key.
   void allow_only(const std::vector<std::string>& allowed) const;
 
+  /// The raw value of `key` (undefined when absent).
+  YAML::Node get(const std::string& key) const;
+  /// Keys in file order.
+  std::vector<std::string> keys() const;
   const YAML::Node& node() const { return node_; }
   const std::string& path() const { return path_; }
   const std::string& file() const { return file_; }
@@ -40,12 +49,8 @@ class RecipeSection {
   std::string where(const std::string& key) const;
 
  private:
-  YAML::Node get(const std::string& key) const;
   YAML::Node node_;
   std::string path_, file_;
 };
 
-/// The allowed word closest to `word` by edit distance ("" when none is close).
-std::string closest_word(const std::string& word, const std::vector<std::string>& allowed);
-
-}  // namespace skiff::science
+}  // namespace skiff::config

@@ -1,0 +1,158 @@
+#pragma once
+/// \file schema.h
+/// What a recipe may say: the keys of each section, their types and ranges, and
+/// a registry of named components (architectures, backbones, losses, optimizers,
+/// datasets, transforms, metrics, ...) each with the keys it accepts.
+///
+/// A recipe is validated against its schema before any work starts, so a typo
+/// or a bad value stops the run at once with the file, the line, the key path
+/// and, for unknown keys and names, the closest valid one:
+///
+///   rec.yml:14: Optimizer.lr.learning_rat: unknown key; did you mean 'learning_rate'?
+///   rec.yml:20: Loss.name: unknown loss 'CTCLos'; did you mean 'CTCLoss'?
+///   rec.yml:31: Train.loader.batch_size: must be >= 1, got 0
+///   rec.yml:27: Train.dataset.label_file_list: file 'data/train.txt' does not exist
+///
+/// A component is written as a map with `name:` and the component's own keys
+/// (`Loss: {name: CTCLoss, blank: 0}`); a list of components as PaddleOCR writes
+/// transforms, one single-key map per entry (`- RecResizeImg: {image_shape: [3, 48, 320]}`,
+/// or `- CTCLabelEncode:` without settings).
+///
+/// Suites register their components with a Factory, which adds the schema to
+/// the process-wide Components table and keeps the constructor beside it, so a
+/// name cannot be valid for validation and unknown to the builder.
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "framework/config/section.h"
+#include "framework/core/error.h"
+
+namespace skiff::config {
+
+struct Schema;
+
+enum class Type {
+  Any,         ///< not checked (free-form settings)
+  Number,      ///< finite number, optional [min, max]
+  Integer,     ///< integer, optional [min, max]
+  Boolean,     ///< true / false
+  String,      ///< optional `choices`
+  Path,        ///< a string naming a file or directory that must exist (when files are checked)
+  Numbers,     ///< list of numbers, each within [min, max]
+  Integers,    ///< list of integers, each within [min, max]
+  Strings,     ///< list of strings (a single string counts as a one-entry list)
+  Paths,       ///< list of existing paths (a single path counts as a one-entry list)
+  Map,         ///< a nested section checked against `schema`
+  Component,   ///< a map with `name:` naming a registered component of `kind`
+  Components,  ///< a list of single-key maps, each naming a component of `kind`
+};
+
+/// One key of a section.
+struct Key {
+  std::string name;
+  Type type = Type::Any;
+  std::string help;                  ///< one line, for `skiff config keys`
+  bool required = false;
+  std::optional<double> min, max;    ///< numbers and integers (and their list entries)
+  std::vector<std::string> choices;  ///< String: the values allowed
+  std::string kind;                  ///< Component(s): the registry kind ("loss", "transform", ...)
+  std::shared_ptr<const Schema> schema;  ///< Map: the nested section's keys
+};
+
+/// The keys of one section. `open` sections accept keys not listed (unchecked).
+struct Schema {
+  std::vector<Key> keys;
+  bool open = false;
+  const Key* find(const std::string& name) const;
+  std::vector<std::string> names() const;
+};
+
+/// A registered component: its kind, name, a line of help and its keys
+/// (besides `name`).
+struct ComponentInfo {
+  std::string kind;
+  std::string name;
+  std::string help;
+  Schema schema;
+};
+
+/// Every registered component, by kind then name. Process-wide; suites fill it
+/// when they register (Factory::add), normally once behind a std::call_once.
+class Components {
+ public:
+  static Components& global();
+  /// \throws ValueError if (kind, name) is registered twice.
+  void add(ComponentInfo info);
+  /// nullptr when absent.
+  const ComponentInfo* find(const std::string& kind, const std::string& name) const;
+  /// Names of one kind, sorted.
+  std::vector<std::string> names(const std::string& kind) const;
+  /// Every kind that has a component, sorted.
+  std::vector<std::string> kinds() const;
+
+ private:
+  std::map<std::string, std::map<std::string, ComponentInfo>> by_kind_;
+};
+
+struct ValidateOptions {
+  /// Check that Path keys name existing files (off when validating a recipe
+  /// whose data does not exist yet, e.g. in tests of the shipped configs).
+  bool check_files = true;
+};
+
+/// Checks `section` against `schema` (recursively through maps and
+/// components). \throws ValueError with file, line and key path.
+void validate(const Section& section, const Schema& schema, const ValidateOptions& options = {});
+
+/// The component a Component-typed section names: its `name:` checked against
+/// the registry of `kind`. \throws ValueError with the closest registered name.
+const ComponentInfo& component_of(const Section& section, const std::string& kind);
+
+/// The entries of a Components-typed list: (component name, its settings).
+struct ComponentEntry {
+  std::string name;
+  Section settings;
+  std::string where;  ///< "file:line: path[i]" of the entry, for messages
+};
+/// \throws ValueError for entries that are not a name or a single-key map.
+std::vector<ComponentEntry> component_list(const Section& parent, const std::string& key);
+
+/// A table of constructors for one kind of component. add() registers the
+/// schema in Components::global() too. `Product` is what the constructor
+/// returns (a module, a loss function, a dataset...), `Args` what the caller
+/// passes besides the section (shared context such as the character set).
+template <class Product, class... Args>
+class Factory {
+ public:
+  using Make = std::function<Product(const Section&, Args...)>;
+  explicit Factory(std::string kind) : kind_(std::move(kind)) {}
+
+  void add(std::string name, std::string help, Schema schema, Make make) {
+    Components::global().add({kind_, name, std::move(help), std::move(schema)});
+    makers_.emplace(std::move(name), std::move(make));
+  }
+  /// Builds the component `section` names (validating it first).
+  Product make(const Section& section, Args... args) const {
+    const ComponentInfo& info = component_of(section, kind_);
+    return makers_.at(info.name)(section, args...);
+  }
+  /// Builds component `name` with the settings of a list entry.
+  Product make(const ComponentEntry& entry, Args... args) const {
+    auto it = makers_.find(entry.name);
+    SKIFF_CHECK(it != makers_.end(), "{}: no {} named '{}'", entry.where, kind_, entry.name);
+    return it->second(entry.settings, args...);
+  }
+  const std::string& kind() const { return kind_; }
+
+ private:
+  std::string kind_;
+  std::map<std::string, Make> makers_;
+};
+
+}  // namespace skiff::config

@@ -1,0 +1,400 @@
+#include "framework/train/trainer.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "framework/autograd/engine.h"
+#include "framework/core/error.h"
+#include "framework/core/rng.h"
+#include "framework/data/image_io.h"
+#include "framework/io/checkpoint.h"
+#include "framework/io/file.h"
+#include "framework/ops/op.h"
+#include "framework/optim/clip_grad.h"
+#include "framework/optim/ema.h"
+#include "framework/train/event_file.h"
+#include "framework/train/plot.h"
+
+namespace skiff::train {
+
+namespace {
+
+// ---- Ctrl-C -----------------------------------------------------------------------------
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_sigint(int) {
+  g_interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+// Installs the handler for the lifetime of a fit() and puts the old one back.
+class SigintScope {
+ public:
+  SigintScope() {
+    g_interrupted.store(false);
+    old_ = std::signal(SIGINT, on_sigint);
+  }
+  ~SigintScope() { std::signal(SIGINT, old_); }
+
+ private:
+  void (*old_)(int);
+};
+
+// ---- records ----------------------------------------------------------------------------
+std::string now_stamp() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", std::localtime(&t));
+  return buf;
+}
+
+std::string format_duration(double seconds) {
+  auto s = int64_t(seconds + 0.5);
+  if (s >= 3600) return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+  return fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+class AppendFile {
+ public:
+  explicit AppendFile(const std::filesystem::path& path) : path_(path), out_(path, std::ios::app) {
+    if (!out_) throw IoError(fmt::format("{}: cannot open for writing", path.string()));
+  }
+  void line(const std::string& text) {
+    out_ << text << '\n';
+    out_.flush();
+    if (!out_) throw IoError(fmt::format("{}: write failed", path_.string()));
+  }
+
+ private:
+  std::filesystem::path path_;
+  std::ofstream out_;
+};
+
+int64_t batch_rows(const data::Example& batch) {
+  for (const auto& [name, t] : batch)
+    if (t.defined() && t.dim() > 0) return t.size(0);
+  return 1;
+}
+
+std::string scheduler_json(const optim::LRScheduler& s) { return nlohmann::json(s.state_dict().scalars).dump(); }
+
+optim::OptimizerState scheduler_state(const std::string& text) {
+  optim::OptimizerState st;
+  st.scalars = nlohmann::json::parse(text).get<std::map<std::string, double>>();
+  return st;
+}
+
+}  // namespace
+
+struct Trainer::Impl {
+  TrainTask& task;
+  optim::Optimizer& opt;
+  optim::LRScheduler* sched;
+  data::DataLoader& loader;
+  TrainerOptions o;
+  std::unique_ptr<optim::ExponentialMovingAverage> ema;
+  std::unique_ptr<AppendFile> log_file, metrics_file;
+  std::unique_ptr<EventFileWriter> events;
+  bool tty = false;
+  bool bar_open = false;
+
+  // Curves for the final plot.
+  std::vector<double> loss_steps, losses, eval_steps, eval_values;
+
+  Impl(TrainTask& t, optim::Optimizer& op, optim::LRScheduler* s, data::DataLoader& l, TrainerOptions opts)
+      : task(t), opt(op), sched(s), loader(l), o(std::move(opts)) {
+    SKIFF_CHECK(o.epochs >= 1, "training needs at least one epoch, got {}", o.epochs);
+    SKIFF_CHECK(o.log_every >= 1, "log_every must be >= 1, got {}", o.log_every);
+    SKIFF_CHECK(o.max_steps >= 0 && o.eval_every >= 0 && o.checkpoint_every >= 0,
+                "max_steps, eval_every and checkpoint_every must be >= 0");
+    SKIFF_CHECK(loader.num_batches() > 0, "the training set gives no batches (is it empty, or smaller than one "
+                                          "batch with drop_last?)");
+    tty = o.progress_bar && !o.quiet && ::isatty(STDERR_FILENO);
+  }
+
+  int64_t steps_per_epoch() const { return loader.num_batches(); }
+  int64_t total_steps() const {
+    int64_t all = o.epochs * steps_per_epoch();
+    return o.max_steps > 0 ? std::min(all, o.max_steps) : all;
+  }
+
+  // A line for the log file and, unless quiet, stderr (above the bar).
+  void say(const std::string& text) {
+    log_file->line(fmt::format("[{}] {}", now_stamp(), text));
+    if (o.quiet) return;
+    if (bar_open) std::fprintf(stderr, "\r\033[K");
+    std::fprintf(stderr, "%s\n", text.c_str());
+    bar_open = false;
+  }
+
+  void draw_bar(int64_t step, double loss, double lr, double ips, double eta) {
+    if (!tty) return;
+    int64_t total = total_steps();
+    int width = 24, filled = int(width * step / std::max<int64_t>(total, 1));
+    std::string bar(size_t(filled), '#');
+    bar.resize(size_t(width), '.');
+    std::fprintf(stderr, "\r\033[K[%s] %lld/%lld loss %.4f lr %.2e %.1f samples/s ETA %s", bar.c_str(),
+                 (long long)step, (long long)total, loss, lr, ips, format_duration(eta).c_str());
+    std::fflush(stderr);
+    bar_open = true;
+  }
+
+  double lr() const { return opt.param_groups().front().get("lr"); }
+
+  std::map<std::string, double> evaluate(int64_t step, int64_t epoch) {
+    if (ema) {
+      ema->store();
+      ema->copy_to();
+    }
+    task.model().eval();
+    std::map<std::string, double> m;
+    {
+      NoGradGuard no_grad;
+      m = task.evaluate();
+    }
+    task.model().train();
+    if (ema) ema->restore();
+    SKIFF_CHECK(m.count(o.metric), "the evaluation has no metric '{}' (it gives: {})", o.metric,
+                fmt::join([&] {
+                  std::vector<std::string> k;
+                  for (auto& [name, v] : m) k.push_back(name);
+                  return k;
+                }(), ", "));
+    nlohmann::json j{{"step", step}, {"epoch", epoch}, {"eval", m}};
+    metrics_file->line(j.dump());
+    std::string text = fmt::format("eval step {}:", step);
+    for (auto& [name, v] : m) {
+      text += fmt::format(" {} {:.4f}", name, v);
+      events->add_scalar("eval/" + name, v, step);
+    }
+    say(text);
+    eval_steps.push_back(double(step));
+    eval_values.push_back(m[o.metric]);
+    return m;
+  }
+
+  bool better(double v, const std::map<std::string, double>& best) const {
+    if (best.empty()) return true;
+    double b = best.at(o.metric);
+    return o.higher_is_better ? v > b : v < b;
+  }
+
+  std::map<std::string, Tensor> model_weights() {
+    if (!ema) return task.model().state_dict();
+    return ema->averaged();
+  }
+
+  void save_weights(const std::filesystem::path& path) {
+    io::save_safetensors(path, model_weights(), o.metadata);
+  }
+
+  io::Checkpoint checkpoint(int64_t step, const data::LoaderState& position, const FitResult& r) {
+    io::Checkpoint c;
+    c.step = step;
+    c.model = task.model().state_dict();
+    c.optimizer = opt.state_dict().to_tensor_map();
+    if (sched) c.scheduler_state = scheduler_json(*sched);
+    if (ema) {
+      auto st = ema->state_dict();
+      c.extra = st.tensors;
+      c.metadata["ema"] = nlohmann::json(st.scalars).dump();
+    }
+    c.rng["default"] = default_generator().state();
+    c.data["train"] = position.str();
+    for (auto& [k, v] : r.best) c.metrics["best." + k] = v;
+    c.metadata["best_step"] = std::to_string(r.best_step);
+    for (auto& [k, v] : o.metadata) c.metadata[k] = v;
+    return c;
+  }
+
+  void restore(const io::Checkpoint& c, FitResult& r) {
+    task.model().load_state_dict(c.model);
+    opt.load_state_dict(optim::OptimizerState::from_tensor_map(c.optimizer));
+    if (sched) {
+      SKIFF_CHECK(!c.scheduler_state.empty(), "the checkpoint has no learning-rate schedule state");
+      sched->load_state_dict(scheduler_state(c.scheduler_state));
+    }
+    if (ema) {
+      SKIFF_CHECK(c.metadata.count("ema"), "the checkpoint was saved without EMA; the recipe asks for EMA");
+      optim::OptimizerState st;
+      st.tensors = c.extra;
+      st.scalars = nlohmann::json::parse(c.metadata.at("ema")).get<std::map<std::string, double>>();
+      ema->load_state_dict(st);
+    }
+    if (auto it = c.rng.find("default"); it != c.rng.end()) default_generator().set_state(it->second);
+    for (auto& [k, v] : c.metrics)
+      if (k.rfind("best.", 0) == 0) r.best[k.substr(5)] = v;
+    if (auto it = c.metadata.find("best_step"); it != c.metadata.end()) r.best_step = std::stoll(it->second);
+    r.steps = c.step;
+  }
+
+  void write_plot() {
+    if (losses.empty()) return;
+    std::vector<cv::Mat> panels;
+    auto [lo, hi] = padded_range({losses});
+    panels.push_back(line_panel(loss_steps, {{losses, cv::Scalar(200, 80, 30), false}}, lo, hi, "training loss", "step"));
+    if (eval_values.size() >= 2) {
+      auto [elo, ehi] = padded_range({eval_values});
+      panels.push_back(line_panel(eval_steps, {{eval_values, cv::Scalar(40, 150, 40), false}}, elo, ehi,
+                                  "eval " + o.metric, "step"));
+    }
+    cv::Mat figure = panel_row(panels, "");
+    data::write_image_file((o.output_dir / "curves.png").string(), figure);
+  }
+
+  FitResult fit(const std::optional<std::filesystem::path>& resume_from) {
+    std::filesystem::create_directories(o.output_dir);
+    log_file = std::make_unique<AppendFile>(o.output_dir / "train.log");
+    metrics_file = std::make_unique<AppendFile>(o.output_dir / "metrics.jsonl");
+    events = std::make_unique<EventFileWriter>(o.output_dir);
+    io::CheckpointManager manager(o.output_dir / "checkpoints", {.keep_last = o.keep_last});
+    if (o.ema_decay > 0) ema = std::make_unique<optim::ExponentialMovingAverage>(task.model(), o.ema_decay, true);
+
+    FitResult r;
+    data::LoaderState position{loader.options().seed, 0, 0};
+    if (resume_from) {
+      io::Checkpoint c = io::load_checkpoint(*resume_from);
+      restore(c, r);
+      auto it = c.data.find("train");
+      SKIFF_CHECK(it != c.data.end(), "{}: the checkpoint has no data-loader position", resume_from->string());
+      position = data::LoaderState::parse(it->second);
+      say(fmt::format("resumed from {} at step {}", resume_from->string(), r.steps));
+    }
+    const int64_t total = total_steps();
+    say(fmt::format("training {} steps ({} per epoch, {} epochs), output in {}", total, steps_per_epoch(), o.epochs,
+                    o.output_dir.string()));
+
+    SigintScope sigint;
+    task.model().train();
+    auto start = std::chrono::steady_clock::now();
+    auto window_start = start;
+    int64_t window_rows = 0, steps_this_run = 0;
+    double window_loss = 0;
+    int64_t window_steps = 0;
+    int64_t step = r.steps;
+    auto save = [&] {
+      r.last_checkpoint = manager.save(checkpoint(step, position, r));
+    };
+
+    for (int64_t epoch = position.epoch; epoch < o.epochs && step < total; ++epoch) {
+      auto pass = loader.resume({position.seed, epoch, epoch == position.epoch ? position.batch : 0});
+      while (step < total) {
+        std::optional<data::Example> batch = pass.next();
+        if (!batch) break;
+        opt.zero_grad();
+        Tensor loss = task.loss(*batch);
+        double value = loss.item<double>();
+        SKIFF_CHECK(std::isfinite(value), "the loss is {} at step {}: lower the learning rate or check the data",
+                    value, step + 1);
+        backward(loss);
+        if (o.clip_norm > 0) optim::clip_grad_norm_(task.model(), o.clip_norm);
+        opt.step();
+        if (sched) sched->step();
+        if (ema) ema->update();
+        ++step;
+        ++steps_this_run;
+        position = pass.state();
+        r.last_loss = value;
+        window_loss += value;
+        ++window_steps;
+        window_rows += batch_rows(*batch);
+
+        auto now = std::chrono::steady_clock::now();
+        double elapsed = std::chrono::duration<double>(now - start).count();
+        double eta = elapsed / double(steps_this_run) * double(total - step);
+        double window_s = std::chrono::duration<double>(now - window_start).count();
+        double ips = window_s > 0 ? double(window_rows) / window_s : 0;
+        draw_bar(step, value, lr(), ips, eta);
+        if (step % o.log_every == 0 || step == total) {
+          double mean = window_loss / double(window_steps);
+          nlohmann::json j{{"step", step}, {"epoch", epoch}, {"loss", mean}, {"lr", lr()}, {"samples_per_s", ips}};
+          metrics_file->line(j.dump());
+          events->add_scalar("train/loss", mean, step);
+          events->add_scalar("train/lr", lr(), step);
+          loss_steps.push_back(double(step));
+          losses.push_back(mean);
+          if (!tty)
+            say(fmt::format("epoch {} step {}/{} loss {:.4f} lr {:.3e} {:.1f} samples/s ETA {}", epoch + 1, step,
+                            total, mean, lr(), ips, format_duration(eta)));
+          else
+            log_file->line(fmt::format("[{}] epoch {} step {}/{} loss {:.4f} lr {:.3e} {:.1f} samples/s", now_stamp(),
+                                       epoch + 1, step, total, mean, lr(), ips));
+          window_loss = 0, window_steps = 0, window_rows = 0, window_start = now;
+        }
+        bool epoch_end = position.batch >= steps_per_epoch();
+        bool eval_now = o.eval_every > 0 ? (step >= o.eval_start && step % o.eval_every == 0) : epoch_end;
+        if (eval_now || step == total) {
+          auto m = evaluate(step, epoch);
+          if (better(m[o.metric], r.best)) {
+            r.best = m;
+            r.best_step = step;
+            save_weights(o.output_dir / "best_model.safetensors");
+            say(fmt::format("best {} {:.4f} at step {}: saved best_model.safetensors", o.metric, m[o.metric], step));
+          }
+        }
+        bool ckpt_now = o.checkpoint_every > 0 ? step % o.checkpoint_every == 0 : epoch_end;
+        if (ckpt_now || step == total) save();
+        if (g_interrupted.load()) {
+          if (!(ckpt_now || step == total)) save();
+          r.interrupted = true;
+          say(fmt::format("interrupted at step {}: saved {}; continue with --resume", step,
+                          r.last_checkpoint.string()));
+          r.steps = step;
+          return r;
+        }
+      }
+      if (position.batch >= steps_per_epoch()) position = {position.seed, epoch + 1, 0};
+    }
+    r.steps = step;
+    save_weights(o.output_dir / "latest_model.safetensors");
+    write_plot();
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    say(fmt::format("done: {} steps in {}{}", step, format_duration(elapsed),
+                    r.best.empty() ? std::string()
+                                   : fmt::format(", best {} {:.4f} at step {}", o.metric, r.best.at(o.metric),
+                                                 r.best_step)));
+    return r;
+  }
+};
+
+Trainer::Trainer(TrainTask& task, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
+                 data::DataLoader& loader, TrainerOptions options)
+    : impl_(std::make_unique<Impl>(task, optimizer, scheduler, loader, std::move(options))) {}
+
+Trainer::~Trainer() = default;
+
+FitResult Trainer::fit(const std::optional<std::filesystem::path>& resume_from) { return impl_->fit(resume_from); }
+
+int64_t Trainer::total_steps() const { return impl_->total_steps(); }
+
+std::optional<std::filesystem::path> latest_checkpoint(const std::filesystem::path& output_dir) {
+  auto dir = output_dir / "checkpoints";
+  if (!std::filesystem::is_directory(dir)) return std::nullopt;
+  return io::CheckpointManager(dir).latest();
+}
+
+void load_weights(nn::Module& model, const std::filesystem::path& file, bool strict) {
+  if (!std::filesystem::exists(file)) throw IoError(fmt::format("{}: no such weights file", file.string()));
+  io::SafetensorsFile f = io::load_safetensors(file);
+  std::map<std::string, Tensor> weights;
+  if (f.metadata.count("skiff.format")) {
+    for (auto& [k, v] : io::load_checkpoint(file).model) weights[k] = v;
+  } else {
+    weights = f.tensors;
+  }
+  try {
+    model.load_state_dict(weights, strict);
+  } catch (const Error& e) {
+    throw ValueError(fmt::format("{}: does not fit the model: {}", file.string(), e.what()));
+  }
+}
+
+}  // namespace skiff::train
