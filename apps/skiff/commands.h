@@ -13,6 +13,8 @@ void add_graph_command(CLI::App& app);
 void add_ocr_command(CLI::App& app);
 void add_sci_command(CLI::App& app);
 void add_config_command(CLI::App& app);
+/// `skiff train`, `eval`, `predict` and `export` (YAML recipes).
+void add_train_commands(CLI::App& app);
 /// `skiff bench model`, added under the bench command.
 void add_bench_model_command(CLI::App& bench);
 /// `skiff bench ocr`, added under the bench command.

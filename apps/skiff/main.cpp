@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   skiff::app::add_ocr_command(app);
   skiff::app::add_sci_command(app);
   skiff::app::add_config_command(app);
+  skiff::app::add_train_commands(app);
 
   try {
     app.parse(argc, argv);

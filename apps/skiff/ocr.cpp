@@ -2,6 +2,8 @@
 // reading order on stdout (or PaddleOCR 3.x-style JSON), with result files and
 // pictures under --save_path. `skiff ocr synth` renders labelled text images.
 #include <fmt/format.h>
+
+#include <fstream>
 #include <glob.h>
 #include <nlohmann/json.hpp>
 
@@ -176,6 +178,9 @@ struct SynthCommandOptions {
   int count = 10;
   uint64_t seed = 0;
   bool sample = false;
+  float noise = -1;         // max Gaussian noise sigma; < 0: the renderer's default
+  float blur = 0;           // Gaussian blur sigma applied to every image
+  std::string texts_file;   // one line of text per line; empty: the built-in corpus
 };
 
 void run_synth(const SynthCommandOptions& o) {
@@ -186,7 +191,19 @@ void run_synth(const SynthCommandOptions& o) {
     for (const auto& l : img.lines) fmt::print("{}\n", l.text);
     return;
   }
-  ocr::write_synth_dataset(o.out, o.count, o.seed);
+  ocr::SynthOptions options;
+  if (o.noise >= 0) options.max_noise_sigma = o.noise;
+  options.blur_sigma = o.blur;
+  if (!o.texts_file.empty()) {
+    std::ifstream in(o.texts_file);
+    if (!in) throw IoError(fmt::format("{}: cannot open the texts file", o.texts_file));
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (!line.empty()) options.texts.push_back(line);
+    }
+    SKIFF_CHECK(!options.texts.empty(), "{}: no text lines in the file", o.texts_file);
+  }
+  ocr::write_synth_dataset(o.out, o.count, o.seed, options);
   fmt::print(stderr, "wrote {} images with det_gt.txt and rec_gt.txt to {}\n", o.count, o.out);
 }
 
@@ -210,7 +227,8 @@ void add_ocr_command(CLI::App& app) {
   ocr->add_option("--text_detection_model_dir,--text-detection-model-dir,--text_detection_model_name", c.det_model,
                   "Detector: zoo name or .onnx file")->capture_default_str();
   ocr->add_option("--text_recognition_model_dir,--text-recognition-model-dir,--text_recognition_model_name",
-                  c.rec_model, "Recognizer: zoo name or .onnx file")->capture_default_str();
+                  c.rec_model, "Recognizer: zoo name, .onnx file, or a skiff export directory (its inference.yml sets the "
+                  "input size and dictionary)")->capture_default_str();
   ocr->add_option("--textline_orientation_model_dir,--textline-orientation-model-dir,--textline_orientation_model_name",
                   c.cls_model, "Text-line orientation classifier: zoo name or .onnx file")->capture_default_str();
   ocr->add_option("--text_rec_dict_path,--text-rec-dict-path", c.rec_dict,
@@ -238,6 +256,12 @@ void add_ocr_command(CLI::App& app) {
   synth->add_option("--count", s->count, "Number of images")->capture_default_str()->check(CLI::NonNegativeNumber);
   synth->add_option("--seed", s->seed, "Random seed (same seed, same images)")->capture_default_str();
   synth->add_flag("--sample", s->sample, "Write the bundled receipt sample image instead and print its lines");
+  synth->add_option("--noise", s->noise, "Largest Gaussian pixel-noise sigma, 0..255 units (default 6)")
+      ->check(CLI::Range(0.0, 128.0));
+  synth->add_option("--blur", s->blur, "Gaussian blur sigma in pixels applied to every image (default 0)")
+      ->check(CLI::Range(0.0, 10.0));
+  synth->add_option("--texts", s->texts_file, "File of text lines to draw from (default: the built-in corpus)")
+      ->check(CLI::ExistingFile);
   synth->callback([s] { run_synth(*s); });
 
   ocr->callback([o, ocr] {

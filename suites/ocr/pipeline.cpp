@@ -14,6 +14,7 @@
 #include "suites/ocr/box_order.h"
 #include "suites/ocr/crop.h"
 #include "suites/ocr/orientation.h"
+#include "suites/ocr/rec_inference_config.h"
 
 namespace skiff::ocr {
 
@@ -65,11 +66,25 @@ cv::Mat to_bgr8(const cv::Mat& image) {
 }  // namespace
 
 Pipeline::Pipeline(PipelineConfig config) : config_(std::move(config)) {
+  // PaddleOCR's *_model_dir flags name a directory: take the exported model inside it.
+  for (std::string* m : {&config_.det_model, &config_.rec_model, &config_.cls_model})
+    if (fs::is_directory(*m) && fs::exists(fs::path(*m) / "inference.onnx")) *m = (fs::path(*m) / "inference.onnx").string();
   SKIFF_CHECK(config_.rec_batch > 0 && config_.cls_batch > 0, "ocr: batch sizes must be positive");
   det_ = load_model("text detection", config_.det_model);
   rec_ = load_model("text recognition", config_.rec_model);
   if (config_.use_textline_orientation) cls_ = load_model("text-line orientation", config_.cls_model);
-  charset_ = std::make_unique<Charset>(Charset::load(find_dictionary(config_)));
+  // An exported recognizer carries its preprocessing and dictionary in inference.yml.
+  std::optional<fs::path> settings;
+  if (config_.rec_dict.empty() && fs::exists(config_.rec_model)) settings = rec_inference_config_beside(config_.rec_model);
+  if (settings) {
+    RecInferenceConfig ic = read_rec_inference_config(*settings);
+    charset_ = std::make_unique<Charset>(ic.characters, ic.use_space_char);
+    config_.rec = RecPreprocessParams{.height = ic.height, .base_width = ic.width,
+                                      .fixed_width = ic.fixed_width ? ic.width : 0};
+    if (ic.batch_size > 0) config_.rec_batch = ic.batch_size;
+  } else {
+    charset_ = std::make_unique<Charset>(Charset::load(find_dictionary(config_)));
+  }
 }
 
 Pipeline::~Pipeline() = default;
@@ -125,10 +140,12 @@ std::vector<DecodedText> Pipeline::recognize(const std::vector<cv::Mat>& crops) 
     size_t end = std::min(order.size(), begin + size_t(config_.rec_batch));
     std::vector<cv::Mat> batch;
     for (size_t i = begin; i < end; ++i) batch.push_back(crops[order[i]]);
-    int width = preprocess_rec_batch(batch, input);
-    Tensor probs = rec_->run(std::vector<Tensor>{nchw_view(input, int64_t(batch.size()), 48, width)})[0];
-    SKIFF_CHECK_SHAPE(probs.dim() == 3 && probs.size(0) == int64_t(batch.size()),
-                      "ocr: the recognizer returned shape {}, expected [{}, T, C]", probs.shape(), batch.size());
+    int width = preprocess_rec_batch(batch, input, config_.rec);
+    Tensor probs = rec_->run(std::vector<Tensor>{nchw_view(input, int64_t(batch.size()), config_.rec.height, width)})[0];
+    SKIFF_CHECK_SHAPE(probs.dim() == 3 && probs.size(0) == int64_t(batch.size()) &&
+                          probs.size(2) == int64_t(charset_->size()),
+                      "ocr: the recognizer returned shape {}, expected [{}, T, {}] ({} dictionary classes)", probs.shape(),
+                      batch.size(), charset_->size(), charset_->size());
     Tensor p = probs.is_contiguous() ? probs : skiff::detail::contiguous_copy(probs);
     const int64_t steps = p.size(1), classes = p.size(2);
     for (size_t i = begin; i < end; ++i)

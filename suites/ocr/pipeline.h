@@ -36,6 +36,9 @@ struct PipelineConfig {
   /// Run the 0/180-degree text-line orientation classifier (PaddleOCR: use_textline_orientation).
   bool use_textline_orientation = true;
   DetPreprocessParams det;         ///< text_det_limit_side_len (default 960)
+  /// Recognizer input size (rec_image_shape). A local recognizer with an
+  /// inference.yml beside it (skiff export) takes its size and dictionary from there.
+  RecPreprocessParams rec;
   DbParams db;                     ///< text_det_thresh 0.3, text_det_box_thresh 0.6, text_det_unclip_ratio 1.5
   float rec_score_thresh = 0.5f;   ///< lines scoring below are dropped (text_rec_score_thresh)
   float cls_thresh = 0.9f;         ///< turn a line only when the classifier is this sure

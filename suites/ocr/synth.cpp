@@ -367,6 +367,7 @@ void check_options(const SynthOptions& o) {
   for (const float p : {o.upside_down_prob, o.gradient_prob, o.dark_background_prob})
     SKIFF_CHECK(p >= 0 && p <= 1, "render_synth_image: expected probabilities in [0, 1], got {}",
                 p);
+  SKIFF_CHECK(o.blur_sigma >= 0, "render_synth_image: expected blur_sigma >= 0, got {}", o.blur_sigma);
   SKIFF_CHECK(o.max_noise_sigma >= 0, "render_synth_image: expected max_noise_sigma >= 0, got {}",
               o.max_noise_sigma);
   for (const std::string& t : o.texts)
@@ -465,6 +466,7 @@ SynthImage render_synth_image(const SynthOptions& o, uint64_t seed) {
 
   const double angle = rng.uniform(-o.max_rotation_deg, o.max_rotation_deg);
   if (std::abs(angle) >= 0.05) rotate_image(out, angle);
+  if (o.blur_sigma > 0) cv::GaussianBlur(out.image, out.image, cv::Size(0, 0), o.blur_sigma);
   add_noise(rng, out.image, rng.uniform(0, o.max_noise_sigma));
   return out;
 }

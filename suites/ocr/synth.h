@@ -59,6 +59,8 @@ struct SynthOptions {
   float upside_down_prob = 0.15f;
   /// Gaussian pixel noise with a sigma drawn from [0, max] (in 0..255 units).
   float max_noise_sigma = 6.0f;
+  /// Gaussian blur (sigma in pixels) of the whole image before the noise; 0: none.
+  float blur_sigma = 0.0f;
   /// Probability of a two-colour linear gradient background (else uniform).
   float gradient_prob = 0.5f;
   /// Probability of light text on a dark background (else dark on light).

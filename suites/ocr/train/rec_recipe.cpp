@@ -1,0 +1,403 @@
+#include "suites/ocr/train/rec_recipe.h"
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include "framework/config/config.h"
+#include "framework/core/error.h"
+#include "framework/engine/predictor.h"
+#include "framework/graph/onnx_export.h"
+#include "framework/io/file.h"
+#include "framework/ops/ops.h"
+#include "framework/train/recipe.h"
+#include "framework/zoo/zoo.h"
+#include "suites/ocr/pipeline.h"
+#include "suites/ocr/preprocess.h"
+#include "suites/ocr/rec_inference_config.h"
+#include "suites/ocr/train/rec_data.h"
+#include "suites/ocr/train/rec_metric.h"
+#include "suites/ocr/train/rec_model.h"
+
+namespace skiff::ocr {
+
+namespace fs = std::filesystem;
+using config::Key;
+using config::Schema;
+using config::Section;
+using config::Type;
+
+namespace {
+
+// ---- components ---------------------------------------------------------------------------
+
+struct ModelContext {
+  const Charset& charset;
+  const Section& global;
+};
+using ArchitectureFactory = config::Factory<std::unique_ptr<RecModel>, const ModelContext&>;
+
+Key model_type_key() {
+  return Key{.name = "model_type", .type = Type::String, .help = "rec (text recognition)", .required = true,
+             .choices = {"rec"}};
+}
+
+const ArchitectureFactory& architectures() {
+  static ArchitectureFactory f("architecture");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto& table = config::Components::global();
+    table.add({"backbone", "MiniVGG", "six conv-bn-relu blocks, height pooled to 1",
+               Schema{{Key{.name = "channels", .type = Type::Integers, .help = "six channel counts", .min = 1}}}});
+    table.add({"neck", "SequenceEncoder", "two-layer bidirectional LSTM over the width",
+               Schema{{Key{.name = "encoder_type", .type = Type::String, .choices = {"rnn"}},
+                       Key{.name = "hidden_size", .type = Type::Integer, .help = "per direction", .min = 1}}}});
+    table.add({"head", "CTCHead", "linear layer to the dictionary's classes",
+               Schema{{Key{.name = "fc_decay", .type = Type::Number, .help = "accepted for PaddleOCR recipes", .min = 0}}}});
+    Key algorithm{.name = "algorithm", .type = Type::String, .help = "a label for the run (e.g. SVTR_LCNet, CRNN)"};
+
+    f.add("ImportedGraph", "the ONNX recognizer named by Global.pretrained_model, trained as a graph module",
+          Schema{{model_type_key(), algorithm}}, [](const Section&, const ModelContext& c) -> std::unique_ptr<RecModel> {
+            if (!c.global.has("pretrained_model"))
+              throw ValueError(fmt::format("{}: ImportedGraph needs Global.pretrained_model (a zoo name such as "
+                                           "ppocr-v4-rec or an .onnx file)",
+                                           c.global.where("pretrained_model")));
+            fs::path onnx = zoo::resolve_model_path(c.global.text("pretrained_model"));
+            auto m = std::make_unique<ImportedRecognizer>(onnx.string());
+            if (m->num_classes() != int64_t(c.charset.size()))
+              throw ValueError(fmt::format("{}: the model outputs {} classes but the dictionary gives {} (blank, "
+                                           "entries{}); use the model's own dictionary",
+                                           c.global.where("character_dict_path"), m->num_classes(), c.charset.size(),
+                                           c.global.boolean("use_space_char", true) ? ", space" : ""));
+            return m;
+          });
+    f.add("CRNN", "CRNN written in skiff's nn API (Backbone MiniVGG, Neck SequenceEncoder, Head CTCHead)",
+          Schema{{model_type_key(), algorithm,
+                  Key{.name = "Transform", .type = Type::Any, .help = "must be empty (no rectification network)"},
+                  Key{.name = "Backbone", .type = Type::Component, .required = true, .kind = "backbone"},
+                  Key{.name = "Neck", .type = Type::Component, .required = true, .kind = "neck"},
+                  Key{.name = "Head", .type = Type::Component, .required = true, .kind = "head"}}},
+          [](const Section& s, const ModelContext& c) -> std::unique_ptr<RecModel> {
+            if (s.has("Transform"))
+              throw ValueError(fmt::format("{}: CRNN has no Transform stage; leave it empty", s.where("Transform")));
+            CrnnOptions o{.num_classes = int64_t(c.charset.size())};
+            o.channels = s.section("Backbone").integers("channels", o.channels, 1);
+            if (o.channels.size() != 6)
+              throw ValueError(fmt::format("{}: needs six channel counts, got {}", s.section("Backbone").where("channels"),
+                                           o.channels.size()));
+            o.hidden_size = s.section("Neck").integer("hidden_size", o.hidden_size, 1);
+            return std::make_unique<Crnn>(o);
+          });
+
+    table.add({"loss", "CTCLoss", "connectionist temporal classification",
+               Schema{{Key{.name = "use_focal_loss", .type = Type::Boolean, .help = "must be false"},
+                       Key{.name = "zero_infinity", .type = Type::Boolean, .help = "ignore impossible alignments"}}}});
+    table.add({"postprocess", "CTCLabelDecode", "greedy CTC decoding with the Global dictionary", Schema{}});
+    table.add({"metric", "RecMetric", "acc (whole-line match) and norm_edit_dis",
+               Schema{{Key{.name = "main_indicator", .type = Type::String, .choices = {"acc", "norm_edit_dis"}},
+                       Key{.name = "ignore_space", .type = Type::Boolean, .help = "compare without spaces (default true)"}}}});
+    table.add({"dataset", "SimpleDataSet", "label files of 'image_path<TAB>text' lines",
+               Schema{{Key{.name = "data_dir", .type = Type::Path, .help = "image paths are relative to it"},
+                       Key{.name = "label_file_list", .type = Type::Paths, .required = true},
+                       Key{.name = "transforms", .type = Type::Components, .required = true, .kind = "transform"}}}});
+    table.add({"transform", "DecodeImage", "read the image (BGR)",
+               Schema{{Key{.name = "img_mode", .type = Type::String, .choices = {"BGR"}},
+                       Key{.name = "channel_first", .type = Type::Boolean}}}});
+    table.add({"transform", "RecAug", "blur, contrast/brightness, noise and crop, each with probability prob",
+               Schema{{Key{.name = "prob", .type = Type::Number, .min = 0, .max = 1}}}});
+    table.add({"transform", "CTCLabelEncode", "text to dictionary indices (Global.max_text_length)", Schema{}});
+    table.add({"transform", "RecResizeImg", "resize to image_shape [3, H, W] keeping the ratio, pad right",
+               Schema{{Key{.name = "image_shape", .type = Type::Integers, .required = true, .min = 1}}}});
+    table.add({"transform", "KeepKeys", "accepted for PaddleOCR recipes",
+               Schema{{Key{.name = "keep_keys", .type = Type::Strings}}}});
+  });
+  return f;
+}
+
+std::shared_ptr<const Schema> map_of(std::vector<Key> keys) { return std::make_shared<Schema>(Schema{std::move(keys)}); }
+
+// ---- reading a recipe -----------------------------------------------------------------------
+
+Section root_of(const Recipe& r) { return Section(r.root, "", r.file); }
+
+Charset charset_of(const Recipe& r) {
+  Section g = r.section("Global");
+  bool space = g.boolean("use_space_char", true);
+  if (g.has("character_dict_path")) return Charset::load(g.text("character_dict_path"), space);
+  std::string pretrained = g.text("pretrained_model", "");
+  if (!pretrained.empty() && !fs::exists(pretrained))
+    return Charset::load(zoo::fetch_file(pretrained, "ppocr_keys_v1.txt"), space);
+  if (!pretrained.empty()) {
+    fs::path beside = fs::path(pretrained).parent_path() / "ppocr_keys_v1.txt";
+    if (fs::exists(beside)) return Charset::load(beside, space);
+  }
+  throw ValueError(fmt::format("{}: missing (the dictionary: one character per line)", g.where("character_dict_path")));
+}
+
+RecDataOptions data_options(const Recipe& r, const std::string& split) {
+  Section dataset = r.section(split).section("dataset");
+  RecDataOptions o;
+  o.max_text_length = int(r.section("Global").integer("max_text_length", 25, 1));
+  bool decode = false, encode = false, resize = false;
+  for (const auto& t : config::component_list(dataset, "transforms")) {
+    if (t.name == "DecodeImage") decode = true;
+    if (t.name == "CTCLabelEncode") encode = true;
+    if (t.name == "RecAug") o.augment = true, o.augment_prob = t.settings.number("prob", 0.4);
+    if (t.name == "RecResizeImg") {
+      auto shape = t.settings.integers("image_shape", std::nullopt, 1);
+      if (shape.size() != 3 || shape[0] != 3 || shape[1] % 16 != 0)
+        throw ValueError(fmt::format("{}: expected [3, H, W] with H a multiple of 16, got [{}]",
+                                     t.settings.where("image_shape"), fmt::join(shape, ", ")));
+      o.height = int(shape[1]), o.width = int(shape[2]);
+      resize = true;
+    }
+  }
+  if (!decode || !encode || !resize)
+    throw ValueError(fmt::format("{}: a recognition dataset needs DecodeImage, CTCLabelEncode and RecResizeImg",
+                                 dataset.where("transforms")));
+  return o;
+}
+
+std::shared_ptr<RecDataset> make_dataset(const Recipe& r, const std::string& split, const Charset& charset,
+                                         bool augment) {
+  Section dataset = r.section(split).section("dataset");
+  RecDataOptions o = data_options(r, split);
+  o.augment = o.augment && augment;
+  auto samples = read_rec_labels(dataset.texts("label_file_list"), dataset.text("data_dir", "."));
+  auto set = std::make_shared<RecDataset>(std::move(samples), charset, o);
+  if (set->skipped() > 0)
+    std::fprintf(stderr, "%s: skipped %lld lines (empty after dropping characters outside the dictionary, or longer "
+                 "than max_text_length %d)\n", split.c_str(), (long long)set->skipped(), o.max_text_length);
+  return set;
+}
+
+data::DataLoaderOptions loader_options(const Recipe& r, const std::string& split, bool training) {
+  Section loader = r.section(split).section("loader");
+  data::DataLoaderOptions o;
+  o.batch_size = loader.integer("batch_size_per_card", loader.integer("batch_size", 8, 1), 1);
+  o.shuffle = loader.boolean("shuffle", training);
+  o.drop_last = loader.boolean("drop_last", training);
+  o.num_workers = int(loader.integer("num_workers", 0, 0));
+  o.seed = uint64_t(r.section("Global").integer("seed", 42));
+  return o;
+}
+
+std::unique_ptr<RecModel> make_model(const Recipe& r, const Charset& charset) {
+  Section global = r.section("Global");
+  return architectures().make(r.section("Architecture"), ModelContext{charset, global});
+}
+
+// The weights a non-training command runs: Global.checkpoints, else the run's best model,
+// else the pretrained model as built.
+void load_trained_weights(const Recipe& r, RecModel& model) {
+  Section g = r.section("Global");
+  if (g.has("checkpoints")) {
+    train::load_weights(model, g.text("checkpoints"));
+    return;
+  }
+  fs::path best = fs::path(g.text("save_model_dir", "./output")) / "best_model.safetensors";
+  if (fs::exists(best)) {
+    std::fprintf(stderr, "using %s (set Global.checkpoints to choose another)\n", best.c_str());
+    train::load_weights(model, best);
+  }
+}
+
+// The probabilities of a batch in eval mode.
+Tensor probabilities(RecModel& model, const Tensor& images) {
+  NoGradGuard no_grad;
+  Tensor p = model.forward(images);
+  return p.is_contiguous() ? p : skiff::detail::contiguous_copy(p);
+}
+
+std::vector<DecodedText> decode_batch(const Tensor& probs, const Charset& charset) {
+  std::vector<DecodedText> out;
+  const int64_t steps = probs.size(1), classes = probs.size(2);
+  for (int64_t i = 0; i < probs.size(0); ++i)
+    out.push_back(ctc_greedy_decode(probs.data<float>() + i * steps * classes, int(steps), int(classes), charset));
+  return out;
+}
+
+std::string label_text(const Tensor& label, const Tensor& length, int64_t i, const Charset& charset) {
+  std::string s;
+  const int64_t n = length.data<int64_t>()[i], width = label.size(1);
+  for (int64_t k = 0; k < n; ++k) s += charset.at(size_t(label.data<int64_t>()[i * width + k]));
+  return s;
+}
+
+RecMetricResult run_eval(RecModel& model, data::DataLoader& loader, const Charset& charset, bool ignore_space) {
+  RecMetric metric(ignore_space);
+  bool was_training = model.is_training();
+  model.eval();
+  auto pass = loader.epoch(0);
+  while (auto batch = pass.next()) {
+    auto decoded = decode_batch(probabilities(model, batch->at("image")), charset);
+    for (size_t i = 0; i < decoded.size(); ++i)
+      metric.add(decoded[i].text, label_text(batch->at("label"), batch->at("length"), int64_t(i), charset));
+  }
+  model.train(was_training);
+  return metric.result();
+}
+
+class RecTask : public train::TrainTask {
+ public:
+  RecTask(RecModel& model, data::DataLoader& eval_loader, const Charset& charset, bool zero_infinity, bool ignore_space)
+      : model_(model), eval_(eval_loader), charset_(charset), zero_infinity_(zero_infinity), ignore_space_(ignore_space) {}
+  nn::Module& model() override { return model_; }
+  Tensor loss(const data::Example& b) override {
+    Tensor lp = permute(model_.log_probs(b.at("image")), {1, 0, 2});  // [T, N, C]
+    const int64_t steps = lp.size(0), n = lp.size(1);
+    std::vector<int64_t> input_lengths(size_t(n), steps);
+    std::vector<int64_t> target_lengths(b.at("length").data<int64_t>(), b.at("length").data<int64_t>() + n);
+    return ctc_loss(lp, b.at("label"), input_lengths, target_lengths, 0, Reduction::Mean, zero_infinity_);
+  }
+  std::map<std::string, double> evaluate() override {
+    auto r = run_eval(model_, eval_, charset_, ignore_space_);
+    return {{"acc", r.acc}, {"norm_edit_dis", r.norm_edit_dis}};
+  }
+
+ private:
+  RecModel& model_;
+  data::DataLoader& eval_;
+  const Charset& charset_;
+  bool zero_infinity_, ignore_space_;
+};
+
+}  // namespace
+
+const Schema& rec_recipe_schema() {
+  static const Schema schema = [] {
+    architectures();
+    std::vector<Key> global = train::global_keys();
+    global.push_back(Key{.name = "character_dict_path", .type = Type::Path, .help = "dictionary, one character per line"});
+    global.push_back(Key{.name = "max_text_length", .type = Type::Integer, .help = "longest label kept", .min = 1});
+    global.push_back(Key{.name = "use_space_char", .type = Type::Boolean, .help = "add ' ' as the last class"});
+    global.push_back(Key{.name = "infer_img", .type = Type::String, .help = "default image for skiff predict"});
+    global.push_back(Key{.name = "save_res_path", .type = Type::String, .help = "where skiff predict writes results"});
+    global.push_back(Key{.name = "infer_mode", .type = Type::Boolean, .help = "accepted for PaddleOCR recipes"});
+    auto loader = map_of({Key{.name = "batch_size_per_card", .type = Type::Integer, .min = 1},
+                          Key{.name = "batch_size", .type = Type::Integer, .min = 1},
+                          Key{.name = "shuffle", .type = Type::Boolean}, Key{.name = "drop_last", .type = Type::Boolean},
+                          Key{.name = "num_workers", .type = Type::Integer, .min = 0, .max = 64},
+                          Key{.name = "use_shared_memory", .type = Type::Boolean, .help = "accepted for PaddleOCR recipes"}});
+    auto split = map_of({Key{.name = "dataset", .type = Type::Component, .required = true, .kind = "dataset"},
+                         Key{.name = "loader", .type = Type::Map, .schema = loader}});
+    return Schema{{
+        Key{.name = "Global", .type = Type::Map, .required = true, .schema = map_of(global)},
+        Key{.name = "Architecture", .type = Type::Component, .required = true, .kind = "architecture"},
+        Key{.name = "Loss", .type = Type::Component, .required = true, .kind = "loss"},
+        train::optimizer_key(),
+        Key{.name = "PostProcess", .type = Type::Component, .kind = "postprocess"},
+        Key{.name = "Metric", .type = Type::Component, .required = true, .kind = "metric"},
+        Key{.name = "Train", .type = Type::Map, .required = true, .schema = split},
+        Key{.name = "Eval", .type = Type::Map, .required = true, .schema = split},
+    }};
+  }();
+  return schema;
+}
+
+Recipe load_recipe(const std::string& path, const std::vector<std::string>& overrides,
+                   const config::ValidateOptions& options) {
+  Recipe r{config::load_config(path, overrides), path};
+  Section root = root_of(r);
+  std::string type = root.section("Architecture").text("model_type", "rec");
+  if (type != "rec")
+    throw ValueError(fmt::format("{}: model_type '{}' has no recipe runner (known: rec)",
+                                 root.section("Architecture").where("model_type"), type));
+  config::validate(root, rec_recipe_schema(), options);
+  if (r.section("Loss").boolean("use_focal_loss", false))
+    throw ValueError(fmt::format("{}: focal CTC is not implemented; remove it", r.section("Loss").where("use_focal_loss")));
+  return r;
+}
+
+train::FitResult train_recognizer(const Recipe& r, const std::optional<fs::path>& resume, bool quiet) {
+  Section global = r.section("Global");
+  train::seed_run(global);
+  Charset charset = charset_of(r);
+  auto model = make_model(r, charset);
+  // A weights file on top of the architecture (ImportedGraph already holds the pretrained weights).
+  std::string pretrained = global.text("pretrained_model", "");
+  if (!pretrained.empty() && r.section("Architecture").text("name") != "ImportedGraph")
+    train::load_weights(*model, zoo::resolve_model_path(pretrained));
+
+  auto train_set = make_dataset(r, "Train", charset, true);
+  auto eval_set = make_dataset(r, "Eval", charset, false);
+  data::DataLoader train_loader(train_set, loader_options(r, "Train", true));
+  data::DataLoader eval_loader(eval_set, loader_options(r, "Eval", false));
+
+  train::TrainerOptions o = train::trainer_options(global, r.section("Optimizer"));
+  Section metric = r.section("Metric");
+  o.metric = metric.text("main_indicator", "acc");
+  o.higher_is_better = true;
+  o.quiet = quiet;
+  o.metadata["skiff.recipe"] = config::to_yaml(r.root);
+  auto opt = train::build_optimizer(r.section("Optimizer"), model->parameters(), o.epochs, train_loader.num_batches());
+  RecTask task(*model, eval_loader, charset, r.section("Loss").boolean("zero_infinity", true),
+               metric.boolean("ignore_space", true));
+  train::Trainer trainer(task, *opt.optimizer, opt.scheduler.get(), train_loader, o);
+  // The recipe the run used, beside its outputs.
+  fs::create_directories(o.output_dir);
+  io::write_file_atomic(o.output_dir / "config.yml", config::to_yaml(r.root));
+  return trainer.fit(resume);
+}
+
+std::map<std::string, double> evaluate_recognizer(const Recipe& r) {
+  Charset charset = charset_of(r);
+  auto model = make_model(r, charset);
+  load_trained_weights(r, *model);
+  data::DataLoader loader(make_dataset(r, "Eval", charset, false), loader_options(r, "Eval", false));
+  auto m = run_eval(*model, loader, charset, r.section("Metric").boolean("ignore_space", true));
+  return {{"acc", m.acc}, {"norm_edit_dis", m.norm_edit_dis}, {"samples", double(m.count)}};
+}
+
+std::vector<RecPrediction> predict_recognizer(const Recipe& r, const std::vector<std::string>& images) {
+  Charset charset = charset_of(r);
+  auto model = make_model(r, charset);
+  load_trained_weights(r, *model);
+  model->eval();
+  RecDataOptions d = data_options(r, "Eval");
+  RecPreprocessParams p{.height = d.height, .base_width = d.width, .fixed_width = d.width};
+  std::vector<RecPrediction> out;
+  for (const auto& path : images) {
+    cv::Mat img = read_image(path);
+    std::vector<float> buf;
+    int width = preprocess_rec_batch(std::span<const cv::Mat>(&img, 1), buf, p);
+    Tensor x = from_blob(buf.data(), Shape{1, 3, d.height, width}, DType::Float32);
+    auto t = decode_batch(probabilities(*model, x), charset)[0];
+    out.push_back({path, t.text, t.score});
+  }
+  return out;
+}
+
+double export_recognizer(const Recipe& r, const fs::path& dir) {
+  Charset charset = charset_of(r);
+  auto model = make_model(r, charset);
+  load_trained_weights(r, *model);
+  model->eval();
+  RecDataOptions d = data_options(r, "Eval");
+  graph::Graph g = model->inference_graph(d.height, d.width);
+  fs::create_directories(dir);
+  graph::export_onnx(g, (dir / "inference.onnx").string());
+
+  RecInferenceConfig ic;
+  ic.model_name = r.section("Architecture").text("algorithm", r.section("Architecture").text("name"));
+  ic.height = d.height;
+  ic.width = d.width;
+  // A traced CRNN has a static width; an imported graph keeps the ONNX file's dynamic one.
+  ic.fixed_width = r.section("Architecture").text("name") != "ImportedGraph";
+  ic.batch_size = model->inference_batch();
+  ic.use_space_char = r.section("Global").boolean("use_space_char", true);
+  for (size_t i = 1; i < charset.size() - (ic.use_space_char ? 1 : 0); ++i) ic.characters.push_back(charset.at(i));
+  write_rec_inference_config(dir / "inference.yml", ic);
+
+  // The exported file must give the eager model's probabilities.
+  Generator gen(7);
+  Tensor x = rand({ic.batch_size > 0 ? ic.batch_size : 2, 3, d.height, d.width}, DType::Float32, &gen, -1.0, 1.0);
+  Tensor eager = probabilities(*model, x);
+  engine::Predictor exported((dir / "inference.onnx").string());
+  Tensor onnx = exported.run(std::vector<Tensor>{x})[0];
+  SKIFF_CHECK_SHAPE(onnx.shape() == eager.shape(), "exported model gives shape {}, the eager model {}", onnx.shape(),
+                    eager.shape());
+  return amax(abs(sub(onnx, eager))).item<double>();
+}
+
+}  // namespace skiff::ocr

@@ -1,0 +1,66 @@
+#pragma once
+/// \file rec_recipe.h
+/// Text-recognition recipes (Architecture.model_type: rec) in PaddleOCR's
+/// layout: what they may contain, and train / eval / predict / export.
+///
+/// Components registered here (see docs/training.md for every key):
+///   architecture  ImportedGraph (the ONNX graph of Global.pretrained_model as a
+///                 trainable module), CRNN (Backbone MiniVGG, Neck SequenceEncoder,
+///                 Head CTCHead)
+///   loss          CTCLoss          metric       RecMetric (acc, norm_edit_dis)
+///   postprocess   CTCLabelDecode   dataset      SimpleDataSet
+///   transform     DecodeImage, RecAug, CTCLabelEncode, RecResizeImg, KeepKeys
+///
+/// The recipe fixes the model's preprocessing (RecResizeImg image_shape,
+/// [-1, 1] normalization) and its dictionary; `export` writes both into
+/// inference.yml beside the ONNX file, and the OCR pipeline reads them from
+/// there, so a trained model and its export cannot disagree.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "framework/config/schema.h"
+#include "framework/train/trainer.h"
+
+namespace skiff::ocr {
+
+/// A loaded recipe: the merged tree and the file it came from.
+struct Recipe {
+  YAML::Node root;
+  std::string file;
+  config::Section section(const std::string& key) const { return config::Section(root, "", file).section(key); }
+};
+
+/// Loads (with _BASE_ and -o overrides) and validates a recipe.
+/// \throws ValueError / IoError with file, line and key.
+Recipe load_recipe(const std::string& path, const std::vector<std::string>& overrides,
+                   const config::ValidateOptions& options = {});
+
+/// The schema of a rec recipe (registers the components on first use).
+const config::Schema& rec_recipe_schema();
+
+/// Trains. `resume`: a checkpoint to continue from. Returns the trainer's result.
+train::FitResult train_recognizer(const Recipe& recipe, const std::optional<std::filesystem::path>& resume,
+                                  bool quiet = false);
+
+/// Evaluates Global.checkpoints (or the pretrained model) on Eval. Returns the metrics.
+std::map<std::string, double> evaluate_recognizer(const Recipe& recipe);
+
+/// One prediction per image: (path, text, score).
+struct RecPrediction {
+  std::string image;
+  std::string text;
+  float score = 0;
+};
+std::vector<RecPrediction> predict_recognizer(const Recipe& recipe, const std::vector<std::string>& images);
+
+/// Writes `dir`/inference.onnx and `dir`/inference.yml (preprocessing and
+/// dictionary) from Global.checkpoints (or the pretrained model), and checks
+/// that the ONNX file reproduces the eager model. Returns the largest absolute
+/// difference of that check.
+double export_recognizer(const Recipe& recipe, const std::filesystem::path& dir);
+
+}  // namespace skiff::ocr

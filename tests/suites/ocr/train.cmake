@@ -1,0 +1,2 @@
+# Training recipes: data, metric, validation of configs/ocr, short CRNN and fine-tune runs.
+list(APPEND SKIFF_OCR_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/train_test.cpp)
