@@ -145,7 +145,10 @@ void Section::allow_only(const std::vector<std::string>& allowed) const {
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     std::string near = closest_match(key, allowed);
     // The key's own line: a map value starts on the line below its key.
-    std::string at = fmt::format("{}:{}: {}", file_, kv.first.Mark().line + 1, path_.empty() ? key : path_ + "." + key);
+    std::string path = path_.empty() ? key : path_ + "." + key;
+    int line = kv.first.Mark().line;  // -1 for a key an -o override created
+    std::string at = line >= 0 ? fmt::format("{}:{}: {}", file_, line + 1, path)
+                               : fmt::format("{}: {} (set with -o)", file_, path);
     throw ValueError(fmt::format("{}: unknown key{}", at,
                                  near.empty() ? fmt::format("; valid keys: {}", fmt::join(allowed, ", "))
                                               : fmt::format("; did you mean '{}'?", near)));
