@@ -163,7 +163,7 @@ Key optimizer_key() {
              .required = true, .kind = "optimizer"};
 }
 
-TrainerOptions trainer_options(const Section& global, const Section& optimizer) {
+TrainerOptions trainer_options(const Section& global, const Section& optimizer, int64_t steps_per_epoch) {
   TrainerOptions o;
   o.output_dir = global.text("save_model_dir", "./output");
   o.epochs = global.integer("epoch_num", 1, 1);
@@ -180,6 +180,7 @@ TrainerOptions trainer_options(const Section& global, const Section& optimizer) 
       o.eval_every = global.integer("eval_batch_step", std::nullopt, 1);
     }
   }
+  o.checkpoint_every = global.integer("save_epoch_step", 1, 1) * steps_per_epoch;
   o.ema_decay = global.number("ema_decay", 0);
   o.keep_last = int(global.integer("keep_last", 2, 1));
   o.clip_norm = optimizer.number("clip_norm", 0);

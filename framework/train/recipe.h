@@ -39,9 +39,11 @@ std::vector<config::Key> global_keys();
 /// The Optimizer section's schema (registers the components on first use).
 config::Key optimizer_key();
 
-/// TrainerOptions from Global (and Optimizer.clip_norm). `metric` and
-/// `higher_is_better` come from the suite's metric.
-TrainerOptions trainer_options(const config::Section& global, const config::Section& optimizer);
+/// TrainerOptions from Global (and Optimizer.clip_norm) for a run of
+/// `steps_per_epoch` batches an epoch. `metric` and `higher_is_better` come
+/// from the suite's metric.
+TrainerOptions trainer_options(const config::Section& global, const config::Section& optimizer,
+                               int64_t steps_per_epoch);
 
 /// An optimizer and its per-step schedule.
 struct OptimizerSetup {

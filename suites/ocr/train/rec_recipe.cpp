@@ -324,7 +324,7 @@ train::FitResult train_recognizer(const Recipe& r, const std::optional<fs::path>
   data::DataLoader train_loader(train_set, loader_options(r, "Train", true));
   data::DataLoader eval_loader(eval_set, loader_options(r, "Eval", false));
 
-  train::TrainerOptions o = train::trainer_options(global, r.section("Optimizer"));
+  train::TrainerOptions o = train::trainer_options(global, r.section("Optimizer"), train_loader.num_batches());
   Section metric = r.section("Metric");
   o.metric = metric.text("main_indicator", "acc");
   o.higher_is_better = true;

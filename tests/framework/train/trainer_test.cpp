@@ -14,7 +14,9 @@
 #include "framework/nn/nn.h"
 #include "framework/ops/ops.h"
 #include "framework/optim/optimizers.h"
+#include "framework/config/config.h"
 #include "framework/train/event_file.h"
+#include "framework/train/recipe.h"
 #include "framework/train/trainer.h"
 
 namespace skiff::train {
@@ -202,6 +204,43 @@ TEST_F(TrainerTest, RejectsBadSettings) {
   o = options("bad");
   o.metric = "accuracy";
   EXPECT_THROW(run.fit(o), ValueError);
+}
+
+// The Optimizer section: schedules per iteration with warm-up, the regularizer, errors.
+TEST(RecipeOptimizer, SchedulesWarmUpAndValidate) {
+  auto section = [](const std::string& yaml) {
+    fs::path f = fs::temp_directory_path() / fmt::format("skiff_opt_{}.yml", ::getpid());
+    std::ofstream(f) << yaml;
+    config::Section root(config::load_config(f.string()), "", f.string());
+    config::validate(root, config::Schema{{optimizer_key()}});
+    fs::remove(f);
+    return root.section("Optimizer");
+  };
+  Tensor w = zeros({2}, DType::Float32);
+  w.set_requires_grad(true);
+  auto lr_after = [&](OptimizerSetup& s, int steps) {
+    for (int i = 0; i < steps; ++i) s.scheduler->step();
+    return s.optimizer->param_groups()[0].get("lr");
+  };
+  // Cosine, 2 epochs x 10 steps, warm-up 0.5 epoch (5 steps): 0 -> 0.01 at step 5 -> 0 at step 20.
+  auto cos = section("Optimizer: {name: Adam, lr: {name: Cosine, learning_rate: 0.01, warmup_epoch: 0.5},"
+                     " regularizer: {name: L2, factor: 0.001}}\n");
+  OptimizerSetup a = build_optimizer(cos, {w}, 2, 10);
+  EXPECT_DOUBLE_EQ(a.optimizer->param_groups()[0].get("lr"), 0.0);
+  EXPECT_DOUBLE_EQ(a.optimizer->param_groups()[0].get("weight_decay"), 0.001);
+  EXPECT_NEAR(lr_after(a, 5), 0.01, 1e-12);
+  EXPECT_NEAR(lr_after(a, 15), 0.0, 1e-12);
+  // Piecewise by epoch.
+  auto pw = section("Optimizer: {name: Momentum, momentum: 0.9, lr: {name: Piecewise, decay_epochs: [1], values: [0.1, 0.01]}}\n");
+  OptimizerSetup b = build_optimizer(pw, {w}, 2, 10);
+  EXPECT_DOUBLE_EQ(lr_after(b, 9), 0.1);
+  EXPECT_DOUBLE_EQ(lr_after(b, 1), 0.01);
+  // Mistakes are named.
+  EXPECT_THROW(section("Optimizer: {name: Adam, lr: {name: Cosin, learning_rate: 0.1}}\n"), ValueError);
+  EXPECT_THROW(section("Optimizer: {name: Adam, lr: {name: Cosine, learning_rate: -1}}\n"), ValueError);
+  EXPECT_THROW(section("Optimizer: {name: Adam}\n"), ValueError);  // lr is required
+  auto bad = section("Optimizer: {name: Adam, lr: {name: Piecewise, decay_epochs: [1, 2], values: [0.1]}}\n");
+  EXPECT_THROW(build_optimizer(bad, {w}, 2, 10), ValueError);
 }
 
 }  // namespace
