@@ -42,8 +42,8 @@ void add_train_commands(CLI::App& app) {
                  "and curves.png go to Global.save_model_dir; Ctrl-C saves a checkpoint");
     add_recipe_args(cmd, o->recipe);
     cmd->add_option("--resume", o->resume,
-                    "Continue from a checkpoint file, or 'auto' for the latest one in Global.save_model_dir "
-                    "(Global.checkpoints also resumes when it names a checkpoint)")
+                    "Continue from a checkpoint file, or (with no value or 'auto') from the latest one in "
+                    "Global.save_model_dir/checkpoints")
         ->expected(0, 1)
         ->default_str("auto");
     cmd->add_flag("-q,--quiet", o->quiet, "Print nothing but errors (train.log still gets everything)");
