@@ -205,13 +205,14 @@ void record(const OpDef& op, const std::vector<Tensor>& inputs, std::vector<Tens
   for (size_t i = 0; i < inputs.size(); ++i) {
     node->next_edges.push_back(autograd::gradient_edge(inputs[i]));
     node->input_meta.push_back({inputs[i].shape(), inputs[i].dtype()});
-    if (op.save_inputs & (1u << i)) node->saved_inputs[i] = save(inputs[i], false, 0);
+    // The masks have 32 bits; inputs past them (a concat of many tensors) are never saved.
+    if (i < 32 && (op.save_inputs & (1u << i))) node->saved_inputs[i] = save(inputs[i], false, 0);
   }
   node->saved_outputs.resize(outputs.size());
   node->output_meta.reserve(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     node->output_meta.push_back({outputs[i].shape(), outputs[i].dtype()});
-    if (op.save_outputs & (1u << i)) node->saved_outputs[i] = save(outputs[i], true, int(i));
+    if (i < 32 && (op.save_outputs & (1u << i))) node->saved_outputs[i] = save(outputs[i], true, int(i));
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (!is_differentiable(outputs[i].dtype())) continue;
