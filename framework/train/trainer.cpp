@@ -383,13 +383,10 @@ std::optional<std::filesystem::path> latest_checkpoint(const std::filesystem::pa
 
 void load_weights(nn::Module& model, const std::filesystem::path& file, bool strict) {
   if (!std::filesystem::exists(file)) throw IoError(fmt::format("{}: no such weights file", file.string()));
+  // A checkpoint is read whole (it validates its own layout); a weights file is just tensors.
   io::SafetensorsFile f = io::load_safetensors(file);
-  std::map<std::string, Tensor> weights;
-  if (f.metadata.count("skiff.format")) {
-    for (auto& [k, v] : io::load_checkpoint(file).model) weights[k] = v;
-  } else {
-    weights = f.tensors;
-  }
+  std::map<std::string, Tensor> weights =
+      f.metadata.count("skiff.format") ? io::load_checkpoint(file).model : std::move(f.tensors);
   try {
     model.load_state_dict(weights, strict);
   } catch (const Error& e) {

@@ -187,19 +187,20 @@ std::unique_ptr<RecModel> make_model(const Recipe& r, const Charset& charset) {
   return architectures().make(r.section("Architecture"), ModelContext{charset, global});
 }
 
-// The weights a non-training command runs: Global.checkpoints, else the run's best model,
-// else the pretrained model as built.
-void load_trained_weights(const Recipe& r, RecModel& model) {
+// The model a non-training command runs, in eval mode, with the weights of Global.checkpoints,
+// else the run's best model, else the pretrained model as built.
+std::unique_ptr<RecModel> trained_model(const Recipe& r, const Charset& charset) {
+  auto model = make_model(r, charset);
   Section g = r.section("Global");
-  if (g.has("checkpoints")) {
-    train::load_weights(model, g.text("checkpoints"));
-    return;
-  }
   fs::path best = fs::path(g.text("save_model_dir", "./output")) / "best_model.safetensors";
-  if (fs::exists(best)) {
+  if (g.has("checkpoints")) {
+    train::load_weights(*model, g.text("checkpoints"));
+  } else if (fs::exists(best)) {
     std::fprintf(stderr, "using %s (set Global.checkpoints to choose another)\n", best.c_str());
-    train::load_weights(model, best);
+    train::load_weights(*model, best);
   }
+  model->eval();
+  return model;
 }
 
 // The probabilities of a batch in eval mode.
@@ -342,8 +343,7 @@ train::FitResult train_recognizer(const Recipe& r, const std::optional<fs::path>
 
 std::map<std::string, double> evaluate_recognizer(const Recipe& r) {
   Charset charset = charset_of(r);
-  auto model = make_model(r, charset);
-  load_trained_weights(r, *model);
+  auto model = trained_model(r, charset);
   data::DataLoader loader(make_dataset(r, "Eval", charset, false), loader_options(r, "Eval", false));
   auto m = run_eval(*model, loader, charset, r.section("Metric").boolean("ignore_space", true));
   return {{"acc", m.acc}, {"norm_edit_dis", m.norm_edit_dis}, {"samples", double(m.count)}};
@@ -351,9 +351,7 @@ std::map<std::string, double> evaluate_recognizer(const Recipe& r) {
 
 std::vector<RecPrediction> predict_recognizer(const Recipe& r, const std::vector<std::string>& images) {
   Charset charset = charset_of(r);
-  auto model = make_model(r, charset);
-  load_trained_weights(r, *model);
-  model->eval();
+  auto model = trained_model(r, charset);
   RecDataOptions d = data_options(r, "Eval");
   RecPreprocessParams p{.height = d.height, .base_width = d.width, .fixed_width = d.width};
   std::vector<RecPrediction> out;
@@ -370,9 +368,7 @@ std::vector<RecPrediction> predict_recognizer(const Recipe& r, const std::vector
 
 double export_recognizer(const Recipe& r, const fs::path& dir) {
   Charset charset = charset_of(r);
-  auto model = make_model(r, charset);
-  load_trained_weights(r, *model);
-  model->eval();
+  auto model = trained_model(r, charset);
   RecDataOptions d = data_options(r, "Eval");
   graph::Graph g = model->inference_graph(d.height, d.width);
   fs::create_directories(dir);
