@@ -225,7 +225,8 @@ void add_ocr_command(CLI::App& app) {
                   "Directory for <name>_res.json and <name>_ocr_res_img.<ext> (boxes and text drawn)");
   auto& c = o->config;
   ocr->add_option("--text_detection_model_dir,--text-detection-model-dir,--text_detection_model_name", c.det_model,
-                  "Detector: zoo name or .onnx file")->capture_default_str();
+                  "Detector: zoo name, .onnx file, or a skiff export directory (its inference.yml sets the size limit, "
+                  "normalization and thresholds)")->capture_default_str();
   ocr->add_option("--text_recognition_model_dir,--text-recognition-model-dir,--text_recognition_model_name",
                   c.rec_model, "Recognizer: zoo name, .onnx file, or a skiff export directory (its inference.yml sets the "
                   "input size and dictionary)")->capture_default_str();
@@ -267,6 +268,17 @@ void add_ocr_command(CLI::App& app) {
   ocr->callback([o, ocr] {
     if (ocr->got_subcommand("synth")) return;
     if (o->inputs.empty()) throw CLI::CallForHelp();
+    // An exported detector's inference.yml gives the detector settings; flags given on
+    // the command line still win over it.
+    ocr::PipelineConfig given = o->config;
+    if (ocr::apply_det_inference_config(o->config)) {
+      auto& c = o->config;
+      if (ocr->count("--text_det_limit_side_len")) c.det.limit_side_len = given.det.limit_side_len;
+      if (ocr->count("--text_det_thresh")) c.db.thresh = given.db.thresh;
+      if (ocr->count("--text_det_box_thresh")) c.db.box_thresh = given.db.box_thresh;
+      if (ocr->count("--text_det_unclip_ratio")) c.db.unclip_ratio = given.db.unclip_ratio;
+    }
+    o->config.read_det_inference_config = false;
     int rc = run_ocr(*o);
     if (rc != 0) throw CLI::RuntimeError(rc);
   });

@@ -1,14 +1,16 @@
 // `skiff train / eval / predict / export -c RECIPE [-o key.path=value ...]`: run a
-// YAML training recipe (suites/ocr/train/rec_recipe.h). The recipe is validated
-// before any work starts.
+// YAML training recipe (suites/ocr/train/recipe.h: text recognition or text
+// detection, by Architecture.model_type). The recipe is validated before any work starts.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
 #include "apps/skiff/commands.h"
+#include "suites/ocr/train/det_recipe.h"
 #include "suites/ocr/train/rec_recipe.h"
 
 namespace skiff::app {
@@ -59,7 +61,7 @@ void add_train_commands(CLI::App& app) {
           resume = o->resume;
         }
       }
-      train::FitResult res = ocr::train_recognizer(r, resume, o->quiet);
+      train::FitResult res = ocr::train_recipe(r, resume, o->quiet);
       if (res.interrupted) std::exit(130);
     });
   }
@@ -76,7 +78,7 @@ void add_train_commands(CLI::App& app) {
     add_recipe_args(cmd, o->recipe);
     cmd->add_flag("--json", o->json, "Print the metrics as one JSON object");
     cmd->callback([o] {
-      auto m = ocr::evaluate_recognizer(ocr::load_recipe(o->recipe.file, o->recipe.overrides));
+      auto m = ocr::evaluate_recipe(ocr::load_recipe(o->recipe.file, o->recipe.overrides));
       if (o->json) {
         fmt::print("{}\n", nlohmann::json(m).dump());
         return;
@@ -91,13 +93,27 @@ void add_train_commands(CLI::App& app) {
       std::vector<std::string> images;
     };
     auto o = std::make_shared<Options>();
-    auto* cmd = app.add_subcommand("predict", "Read text-line images with the trained model: image<TAB>text<TAB>score");
+    auto* cmd = app.add_subcommand(
+        "predict", "Run the trained model on images. Recognizers print image<TAB>text<TAB>score; detectors print "
+                   "image<TAB>[{\"points\": [[x, y], ...], \"score\": s}, ...] (PaddleOCR's det result format)");
     add_recipe_args(cmd, o->recipe);
     cmd->add_option("--image,images", o->images, "Text-line images (default: Global.infer_img)");
     cmd->callback([o] {
       ocr::Recipe r = ocr::load_recipe(o->recipe.file, o->recipe.overrides);
       auto images = o->images;
       if (images.empty()) images.push_back(r.section("Global").text("infer_img"));
+      if (r.model_type() == "det") {
+        for (const auto& p : ocr::predict_detector(r, images)) {
+          nlohmann::json boxes = nlohmann::json::array();
+          for (const auto& b : p.boxes) {
+            nlohmann::json points = nlohmann::json::array();
+            for (const auto& q : b.quad.pts) points.push_back({int(q.x), int(q.y)});
+            boxes.push_back({{"points", points}, {"score", std::round(b.score * 1e4) / 1e4}});
+          }
+          fmt::print("{}\t{}\n", p.image, boxes.dump());
+        }
+        return;
+      }
       for (const auto& p : ocr::predict_recognizer(r, images)) fmt::print("{}\t{}\t{:.4f}\n", p.image, p.text, p.score);
     });
   }
@@ -109,8 +125,8 @@ void add_train_commands(CLI::App& app) {
     };
     auto o = std::make_shared<Options>();
     auto* cmd = app.add_subcommand(
-        "export", "Write inference.onnx and inference.yml (input size, normalization, dictionary) for skiff ocr "
-                  "--text_recognition_model_dir DIR");
+        "export", "Write inference.onnx and inference.yml (the input-size rule, normalization, dictionary or "
+                  "detection thresholds) for skiff ocr --text_recognition_model_dir DIR / --text_detection_model_dir DIR");
     add_recipe_args(cmd, o->recipe);
     cmd->add_option("--output", o->output, "Output directory (default: Global.save_inference_dir, else "
                                            "<save_model_dir>/inference)");
@@ -120,7 +136,7 @@ void add_train_commands(CLI::App& app) {
       std::filesystem::path dir = !o->output.empty()                 ? std::filesystem::path(o->output)
                                   : g.has("save_inference_dir") ? std::filesystem::path(g.text("save_inference_dir"))
                                   : std::filesystem::path(g.text("save_model_dir", "./output")) / "inference";
-      double diff = ocr::export_recognizer(r, dir);
+      double diff = ocr::export_recipe(r, dir);
       fmt::print(stderr, "exported {} and {} (ONNX vs eager: max abs diff {:.2e})\n", (dir / "inference.onnx").string(),
                  (dir / "inference.yml").string(), diff);
       fmt::print("{}\n", dir.string());

@@ -14,6 +14,7 @@
 #include "suites/ocr/box_order.h"
 #include "suites/ocr/crop.h"
 #include "suites/ocr/orientation.h"
+#include "suites/ocr/det_inference_config.h"
 #include "suites/ocr/rec_inference_config.h"
 
 namespace skiff::ocr {
@@ -66,6 +67,8 @@ cv::Mat to_bgr8(const cv::Mat& image) {
 }  // namespace
 
 Pipeline::Pipeline(PipelineConfig config) : config_(std::move(config)) {
+  // An exported detector carries its input-size rule, normalization and thresholds in inference.yml.
+  if (config_.read_det_inference_config) apply_det_inference_config(config_);
   // PaddleOCR's *_model_dir flags name a directory: take the exported model inside it.
   for (std::string* m : {&config_.det_model, &config_.rec_model, &config_.cls_model})
     if (fs::is_directory(*m) && fs::exists(fs::path(*m) / "inference.onnx")) *m = (fs::path(*m) / "inference.onnx").string();
@@ -89,22 +92,38 @@ Pipeline::Pipeline(PipelineConfig config) : config_(std::move(config)) {
 
 Pipeline::~Pipeline() = default;
 
-std::vector<TextBox> Pipeline::detect(const cv::Mat& bgr) const {
+std::vector<TextBox> detect_text_boxes(const cv::Mat& bgr, const DetPreprocessParams& pre, const DbParams& db,
+                                       const std::function<Tensor(const Tensor&)>& run) {
   std::vector<float> input;
-  DetInputInfo info = preprocess_det(bgr, input, config_.det);
-  Tensor prob = det_->run(std::vector<Tensor>{nchw_view(input, 1, info.resized_h, info.resized_w)})[0];
+  DetInputInfo info = preprocess_det(bgr, input, pre);
+  Tensor prob = run(nchw_view(input, 1, info.resized_h, info.resized_w));
   SKIFF_CHECK_SHAPE(prob.dim() == 4 && prob.size(2) == info.resized_h && prob.size(3) == info.resized_w,
                     "ocr: the detector returned shape {}, expected [1, 1, {}, {}]", prob.shape(), info.resized_h,
                     info.resized_w);
   Tensor map = prob.is_contiguous() ? prob : skiff::detail::contiguous_copy(prob);
   // db_postprocess clips and filters (PaddleOCR filter_tag_det_res) in the coordinates of the
   // source it is given: the padded image for tiny inputs, so clip again to the real image.
-  auto boxes = db_postprocess(map.data<float>(), info.resized_h, info.resized_w, info.padded_h, info.padded_w,
-                              config_.db);
+  auto boxes = db_postprocess(map.data<float>(), info.resized_h, info.resized_w, info.padded_h, info.padded_w, db);
   if (info.padded_h != bgr.rows || info.padded_w != bgr.cols)
     for (auto& b : boxes) b.quad = clip_to_image(b.quad, bgr.cols, bgr.rows);
   sort_reading_order(boxes);
   return boxes;
+}
+
+bool apply_det_inference_config(PipelineConfig& config) {
+  fs::path model = config.det_model;
+  if (!fs::exists(model)) return false;  // a zoo name
+  fs::path file = (fs::is_directory(model) ? model : model.parent_path()) / "inference.yml";
+  if (!fs::exists(file)) return false;
+  DetInferenceConfig ic = read_det_inference_config(file);
+  config.det = ic.preprocess;
+  config.db = ic.db;
+  return true;
+}
+
+std::vector<TextBox> Pipeline::detect(const cv::Mat& bgr) const {
+  return detect_text_boxes(bgr, config_.det, config_.db,
+                           [&](const Tensor& x) { return det_->run(std::vector<Tensor>{x})[0]; });
 }
 
 std::vector<int> Pipeline::classify(std::vector<cv::Mat>& crops) const {

@@ -10,10 +10,12 @@
 
 #include <opencv2/core.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "framework/tensor/tensor.h"
 #include "suites/ocr/ctc_decode.h"
 #include "suites/ocr/db_postprocess.h"
 #include "suites/ocr/geometry.h"
@@ -40,6 +42,10 @@ struct PipelineConfig {
   /// inference.yml beside it (skiff export) takes its size and dictionary from there.
   RecPreprocessParams rec;
   DbParams db;                     ///< text_det_thresh 0.3, text_det_box_thresh 0.6, text_det_unclip_ratio 1.5
+  /// A local detector with an inference.yml beside it (skiff export) takes `det`
+  /// and `db` from there. Set false to use the fields as given (apply_det_inference_config
+  /// lets a caller start from the file and change some of them).
+  bool read_det_inference_config = true;
   float rec_score_thresh = 0.5f;   ///< lines scoring below are dropped (text_rec_score_thresh)
   float cls_thresh = 0.9f;         ///< turn a line only when the classifier is this sure
   int rec_batch = 6;               ///< recognizer batch size (PaddleOCR rec_batch_num)
@@ -91,6 +97,21 @@ class Pipeline {
   std::unique_ptr<engine::Predictor> det_, rec_, cls_;
   std::unique_ptr<Charset> charset_;
 };
+
+/// Sets config.det and config.db from the inference.yml beside a local detector
+/// (config.det_model: an .onnx file or an export directory), when there is one.
+/// Returns whether it did. \throws ValueError / IoError for a malformed file.
+bool apply_det_inference_config(PipelineConfig& config);
+
+/// DB text detection of one BGR image with any detector, the way the pipeline
+/// runs it: DetResizeForTest + NormalizeImage (`pre`), `run` maps the input
+/// [1, 3, h, w] to the probability map [1, 1, h, w], then DB post-processing
+/// (`db`). Boxes are in image pixels, in reading order. `skiff eval` and
+/// `skiff predict` of detection recipes use it with the eager model, so they
+/// measure exactly what the exported model does in `skiff ocr`.
+/// \throws ShapeError when the map's shape is not the input's.
+std::vector<TextBox> detect_text_boxes(const cv::Mat& bgr, const DetPreprocessParams& pre, const DbParams& db,
+                                       const std::function<Tensor(const Tensor&)>& run);
 
 /// Reads an image file for OCR (any format OpenCV decodes; EXIF orientation applied).
 /// \throws IoError naming the file when it cannot be read or decoded (missing, empty, corrupt).

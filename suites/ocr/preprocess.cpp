@@ -140,12 +140,21 @@ DetInputInfo preprocess_det(const cv::Mat& bgr, std::span<float> out, const DetP
   else
     cv::resize(*src, resized, cv::Size(info.resized_w, info.resized_h));
 
-  std::array<Lut, 3> lut{};
-  for (int c = 0; c < 3; ++c)
-    for (int v = 0; v < 256; ++v) lut[c][v] = (float(v) * params.scale - params.mean[c]) / params.std[c];
-  const std::size_t plane = std::size_t(info.resized_h) * std::size_t(info.resized_w);
-  write_chw(resized, lut, out.data(), std::size_t(info.resized_w), plane);
+  normalize_det_image(resized, out, params);
   return info;
+}
+
+void normalize_det_image(const cv::Mat& bgr, std::span<float> out, const DetPreprocessParams& params) {
+  check_bgr(bgr, "ocr::normalize_det_image", 0);
+  const std::size_t plane = std::size_t(bgr.rows) * std::size_t(bgr.cols);
+  SKIFF_CHECK(out.size() >= 3 * plane, "ocr::normalize_det_image: expected an output buffer of at least {} floats, got {}",
+              3 * plane, out.size());
+  std::array<Lut, 3> lut{};
+  for (int c = 0; c < 3; ++c) {
+    SKIFF_CHECK(params.std[c] != 0.0f, "ocr::normalize_det_image: expected non-zero std, got std[{}] = 0", c);
+    for (int v = 0; v < 256; ++v) lut[c][v] = (float(v) * params.scale - params.mean[c]) / params.std[c];
+  }
+  write_chw(bgr, lut, out.data(), std::size_t(bgr.cols), plane);
 }
 
 DetInputInfo preprocess_det(const cv::Mat& bgr, std::vector<float>& out, const DetPreprocessParams& params) {

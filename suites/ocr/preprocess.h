@@ -73,6 +73,12 @@ DetInputInfo preprocess_det(const cv::Mat& bgr, std::span<float> out,
 DetInputInfo preprocess_det(const cv::Mat& bgr, std::vector<float>& out,
                             const DetPreprocessParams& params = {});
 
+/// NormalizeImage + ToCHWImage without resizing: writes the CV_8UC3 image as
+/// [3, rows, cols] float32 ((x * scale - mean[c]) / std[c]) into `out`, which must
+/// hold 3 * rows * cols floats. Training uses it on crops already at input size.
+/// \throws ValueError if the image is empty or not CV_8UC3, a std is 0, or `out` is too small.
+void normalize_det_image(const cv::Mat& bgr, std::span<float> out, const DetPreprocessParams& params = {});
+
 // ---------------------------------------------------------------------------
 // Recognizer
 

@@ -1,8 +1,14 @@
-# Training: recognition data, CRNN / imported-graph recognizers, the metric and
-# the recipe runner behind skiff train / eval / predict / export.
+# Training: recognition and detection data, models, losses and metrics, and the
+# recipe runners behind skiff train / eval / predict / export.
 list(APPEND SKIFF_OCR_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/train/recipe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train/rec_data.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train/rec_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train/rec_metric.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/train/rec_recipe.cpp)
-list(APPEND SKIFF_OCR_DEPS yaml-cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/train/rec_recipe.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/train/det_data.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/train/det_model.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/train/det_loss.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/train/det_metric.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/train/det_recipe.cpp)
+list(APPEND SKIFF_OCR_DEPS yaml-cpp nlohmann_json::nlohmann_json)

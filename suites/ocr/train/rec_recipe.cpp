@@ -114,11 +114,7 @@ const ArchitectureFactory& architectures() {
   return f;
 }
 
-std::shared_ptr<const Schema> map_of(std::vector<Key> keys) { return std::make_shared<Schema>(Schema{std::move(keys)}); }
-
 // ---- reading a recipe -----------------------------------------------------------------------
-
-Section root_of(const Recipe& r) { return Section(r.root, "", r.file); }
 
 Charset charset_of(const Recipe& r) {
   Section g = r.section("Global");
@@ -171,17 +167,6 @@ std::shared_ptr<RecDataset> make_dataset(const Recipe& r, const std::string& spl
   return set;
 }
 
-data::DataLoaderOptions loader_options(const Recipe& r, const std::string& split, bool training) {
-  Section loader = r.section(split).section("loader");
-  data::DataLoaderOptions o;
-  o.batch_size = loader.integer("batch_size_per_card", loader.integer("batch_size", 8, 1), 1);
-  o.shuffle = loader.boolean("shuffle", training);
-  o.drop_last = loader.boolean("drop_last", training);
-  o.num_workers = int(loader.integer("num_workers", 0, 0));
-  o.seed = uint64_t(r.section("Global").integer("seed", 42));
-  return o;
-}
-
 std::unique_ptr<RecModel> make_model(const Recipe& r, const Charset& charset) {
   Section global = r.section("Global");
   return architectures().make(r.section("Architecture"), ModelContext{charset, global});
@@ -191,15 +176,7 @@ std::unique_ptr<RecModel> make_model(const Recipe& r, const Charset& charset) {
 // else the run's best model, else the pretrained model as built.
 std::unique_ptr<RecModel> trained_model(const Recipe& r, const Charset& charset) {
   auto model = make_model(r, charset);
-  Section g = r.section("Global");
-  fs::path best = fs::path(g.text("save_model_dir", "./output")) / "best_model.safetensors";
-  if (g.has("checkpoints")) {
-    train::load_weights(*model, g.text("checkpoints"));
-  } else if (fs::exists(best)) {
-    std::fprintf(stderr, "using %s (set Global.checkpoints to choose another)\n", best.c_str());
-    train::load_weights(*model, best);
-  }
-  model->eval();
+  load_trained_weights(*model, r);
   return model;
 }
 
@@ -268,46 +245,22 @@ class RecTask : public train::TrainTask {
 const Schema& rec_recipe_schema() {
   static const Schema schema = [] {
     architectures();
-    std::vector<Key> global = train::global_keys();
-    global.push_back(Key{.name = "character_dict_path", .type = Type::Path, .help = "dictionary, one character per line"});
-    global.push_back(Key{.name = "max_text_length", .type = Type::Integer, .help = "longest label kept", .min = 1});
-    global.push_back(Key{.name = "use_space_char", .type = Type::Boolean, .help = "add ' ' as the last class"});
-    global.push_back(Key{.name = "infer_img", .type = Type::String, .help = "default image for skiff predict"});
-    global.push_back(Key{.name = "save_res_path", .type = Type::String, .help = "where skiff predict writes results"});
-    global.push_back(Key{.name = "infer_mode", .type = Type::Boolean, .help = "accepted for PaddleOCR recipes"});
-    auto loader = map_of({Key{.name = "batch_size_per_card", .type = Type::Integer, .min = 1},
-                          Key{.name = "batch_size", .type = Type::Integer, .min = 1},
-                          Key{.name = "shuffle", .type = Type::Boolean}, Key{.name = "drop_last", .type = Type::Boolean},
-                          Key{.name = "num_workers", .type = Type::Integer, .min = 0, .max = 64},
-                          Key{.name = "use_shared_memory", .type = Type::Boolean, .help = "accepted for PaddleOCR recipes"}});
-    auto split = map_of({Key{.name = "dataset", .type = Type::Component, .required = true, .kind = "dataset"},
-                         Key{.name = "loader", .type = Type::Map, .schema = loader}});
-    return Schema{{
-        Key{.name = "Global", .type = Type::Map, .required = true, .schema = map_of(global)},
-        Key{.name = "Architecture", .type = Type::Component, .required = true, .kind = "architecture"},
-        Key{.name = "Loss", .type = Type::Component, .required = true, .kind = "loss"},
-        train::optimizer_key(),
-        Key{.name = "PostProcess", .type = Type::Component, .kind = "postprocess"},
-        Key{.name = "Metric", .type = Type::Component, .required = true, .kind = "metric"},
-        Key{.name = "Train", .type = Type::Map, .required = true, .schema = split},
-        Key{.name = "Eval", .type = Type::Map, .required = true, .schema = split},
-    }};
+    return recipe_schema(
+        {Key{.name = "character_dict_path", .type = Type::Path, .help = "dictionary, one character per line"},
+         Key{.name = "max_text_length", .type = Type::Integer, .help = "longest label kept", .min = 1},
+         Key{.name = "use_space_char", .type = Type::Boolean, .help = "add ' ' as the last class"},
+         Key{.name = "infer_img", .type = Type::String, .help = "default image for skiff predict"},
+         Key{.name = "save_res_path", .type = Type::String, .help = "accepted for PaddleOCR recipes"},
+         Key{.name = "infer_mode", .type = Type::Boolean, .help = "accepted for PaddleOCR recipes"}},
+        {.architecture = "architecture", .loss = "loss", .metric = "metric", .postprocess = "postprocess",
+         .dataset = "dataset"});
   }();
   return schema;
 }
 
-Recipe load_recipe(const std::string& path, const std::vector<std::string>& overrides,
-                   const config::ValidateOptions& options) {
-  Recipe r{config::load_config(path, overrides), path};
-  Section root = root_of(r);
-  std::string type = root.section("Architecture").text("model_type", "rec");
-  if (type != "rec")
-    throw ValueError(fmt::format("{}: model_type '{}' has no recipe runner (known: rec)",
-                                 root.section("Architecture").where("model_type"), type));
-  config::validate(root, rec_recipe_schema(), options);
+void check_rec_recipe(const Recipe& r) {
   if (r.section("Loss").boolean("use_focal_loss", false))
     throw ValueError(fmt::format("{}: focal CTC is not implemented; remove it", r.section("Loss").where("use_focal_loss")));
-  return r;
 }
 
 train::FitResult train_recognizer(const Recipe& r, const std::optional<fs::path>& resume, bool quiet) {
@@ -316,9 +269,7 @@ train::FitResult train_recognizer(const Recipe& r, const std::optional<fs::path>
   Charset charset = charset_of(r);
   auto model = make_model(r, charset);
   // A weights file on top of the architecture (ImportedGraph already holds the pretrained weights).
-  std::string pretrained = global.text("pretrained_model", "");
-  if (!pretrained.empty() && r.section("Architecture").text("name") != "ImportedGraph")
-    train::load_weights(*model, zoo::resolve_model_path(pretrained));
+  if (r.section("Architecture").text("name") != "ImportedGraph") load_pretrained_weights(*model, r);
 
   auto train_set = make_dataset(r, "Train", charset, true);
   auto eval_set = make_dataset(r, "Eval", charset, false);
@@ -330,14 +281,11 @@ train::FitResult train_recognizer(const Recipe& r, const std::optional<fs::path>
   o.metric = metric.text("main_indicator", "acc");
   o.higher_is_better = true;
   o.quiet = quiet;
-  o.metadata["skiff.recipe"] = config::to_yaml(r.root);
+  record_recipe(r, o);
   auto opt = train::build_optimizer(r.section("Optimizer"), model->parameters(), o.epochs, train_loader.num_batches());
   RecTask task(*model, eval_loader, charset, r.section("Loss").boolean("zero_infinity", true),
                metric.boolean("ignore_space", true));
   train::Trainer trainer(task, *opt.optimizer, opt.scheduler.get(), train_loader, o);
-  // The recipe the run used, beside its outputs.
-  fs::create_directories(o.output_dir);
-  io::write_file_atomic(o.output_dir / "config.yml", config::to_yaml(r.root));
   return trainer.fit(resume);
 }
 

@@ -20,27 +20,15 @@
 #include <string>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
-
-#include "framework/config/schema.h"
-#include "framework/train/trainer.h"
+#include "suites/ocr/train/recipe.h"
 
 namespace skiff::ocr {
 
-/// A loaded recipe: the merged tree and the file it came from.
-struct Recipe {
-  YAML::Node root;
-  std::string file;
-  config::Section section(const std::string& key) const { return config::Section(root, "", file).section(key); }
-};
-
-/// Loads (with _BASE_ and -o overrides) and validates a recipe.
-/// \throws ValueError / IoError with file, line and key.
-Recipe load_recipe(const std::string& path, const std::vector<std::string>& overrides,
-                   const config::ValidateOptions& options = {});
-
 /// The schema of a rec recipe (registers the components on first use).
 const config::Schema& rec_recipe_schema();
+
+/// Checks what the schema cannot say (load_recipe calls it). \throws ValueError.
+void check_rec_recipe(const Recipe& recipe);
 
 /// Trains. `resume`: a checkpoint to continue from. Returns the trainer's result.
 train::FitResult train_recognizer(const Recipe& recipe, const std::optional<std::filesystem::path>& resume,

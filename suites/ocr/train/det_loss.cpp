@@ -1,0 +1,66 @@
+#include "suites/ocr/train/det_loss.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "framework/core/error.h"
+#include "framework/ops/ops.h"
+
+namespace skiff::ocr {
+
+namespace {
+
+// The smallest loss among the `count` largest negative-pixel losses (their selection
+// threshold); +inf when there is none to take.
+double hard_negative_threshold(const Tensor& loss, const Tensor& negative, int64_t count) {
+  if (count <= 0) return std::numeric_limits<double>::infinity();
+  Tensor l = contiguous(detach(loss)), n = contiguous(negative);
+  std::vector<float> values;
+  values.reserve(size_t(l.numel()));
+  for (int64_t i = 0; i < l.numel(); ++i)
+    if (n.data<float>()[i] > 0) values.push_back(l.data<float>()[i]);
+  count = std::min<int64_t>(count, int64_t(values.size()));
+  if (count == 0) return std::numeric_limits<double>::infinity();
+  std::nth_element(values.begin(), values.begin() + (count - 1), values.end(), std::greater<float>());
+  return values[size_t(count - 1)];
+}
+
+}  // namespace
+
+DbLossParts db_loss(const DbMaps& maps, const data::Example& batch, const DbLossOptions& o) {
+  const Tensor& gt = batch.at("shrink_map");
+  const Tensor& mask = batch.at("shrink_mask");
+  const Tensor& thresh_gt = batch.at("threshold_map");
+  const Tensor& thresh_mask = batch.at("threshold_mask");
+  SKIFF_CHECK_SHAPE(maps.shrink.dim() == 4 && maps.shrink.size(1) == 1 && gt.dim() == 3 &&
+                        maps.shrink.size(0) == gt.size(0) && maps.shrink.size(2) == gt.size(1) &&
+                        maps.shrink.size(3) == gt.size(2),
+                    "DB loss: the model gives {} but the targets are {}", maps.shrink.shape(), gt.shape());
+  Tensor logits = squeeze(maps.shrink_logits, 1), threshold = squeeze(maps.threshold, 1), binary = squeeze(maps.binary, 1);
+
+  // Balanced cross-entropy with hard negative mining.
+  Tensor positive = mul(gt, mask), negative = mul(sub(1.0, gt), mask);
+  const double positives = sum(positive).item<double>();
+  const auto negatives = int64_t(std::min(sum(negative).item<double>(), positives * o.negative_ratio));
+  Tensor bce = binary_cross_entropy_with_logits(logits, gt, {}, {}, Reduction::None);
+  double cut = hard_negative_threshold(bce, negative, negatives);
+  Tensor hard = mul(negative, to(ge(detach(bce), cut), DType::Float32));
+  Tensor shrink = div(add(sum(mul(bce, positive)), sum(mul(bce, hard))), positives + double(negatives) + o.eps);
+
+  Tensor l1 = div(sum(mul(abs(sub(threshold, thresh_gt)), thresh_mask)), add(sum(thresh_mask), o.eps));
+
+  Tensor inter = sum(mul(mul(binary, gt), mask));
+  Tensor uni = add(add(sum(mul(binary, mask)), sum(mul(gt, mask))), o.eps);
+  Tensor dice = sub(1.0, div(mul(inter, 2.0), uni));
+
+  DbLossParts parts;
+  parts.total = add(add(mul(shrink, o.alpha), mul(l1, o.beta)), dice);
+  parts.shrink = shrink.item<double>();
+  parts.threshold = l1.item<double>();
+  parts.binary = dice.item<double>();
+  return parts;
+}
+
+}  // namespace skiff::ocr

@@ -1,0 +1,420 @@
+#include "suites/ocr/train/det_recipe.h"
+
+#include <charconv>
+#include <cmath>
+#include <mutex>
+
+#include <opencv2/imgproc.hpp>
+
+#include "framework/core/error.h"
+#include "framework/engine/predictor.h"
+#include "framework/graph/onnx_export.h"
+#include "framework/ops/ops.h"
+#include "framework/train/recipe.h"
+#include "suites/ocr/det_inference_config.h"
+#include "suites/ocr/pipeline.h"
+#include "suites/ocr/train/det_data.h"
+#include "suites/ocr/train/det_loss.h"
+#include "suites/ocr/train/det_metric.h"
+#include "suites/ocr/train/det_model.h"
+
+namespace skiff::ocr {
+
+namespace fs = std::filesystem;
+using config::Key;
+using config::Schema;
+using config::Section;
+using config::Type;
+
+namespace {
+
+using ArchitectureFactory = config::Factory<std::unique_ptr<DbNet>>;
+
+Key unit_key(std::string name, std::string help) {
+  return Key{.name = std::move(name), .type = Type::Number, .help = std::move(help), .min = 0, .max = 1};
+}
+
+const ArchitectureFactory& architectures() {
+  static ArchitectureFactory f("det architecture");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto& table = config::Components::global();
+    table.add({"det backbone", "MiniResNet", "a stem and four residual stages at strides 4, 8, 16 and 32",
+               Schema{{Key{.name = "channels", .type = Type::Integers, .help = "stem and stage channels (five)", .min = 1}}}});
+    table.add({"det neck", "DBFPN", "feature pyramid fused at stride 4",
+               Schema{{Key{.name = "out_channels", .type = Type::Integer, .help = "a multiple of 4", .min = 4}}}});
+    table.add({"det head", "DBHead", "probability and threshold maps at full size",
+               Schema{{Key{.name = "k", .type = Type::Number, .help = "binarization steepness (50)", .min = 1}}}});
+    f.add("DB", "Differentiable Binarization text detector (Backbone MiniResNet, Neck DBFPN, Head DBHead)",
+          Schema{{Key{.name = "model_type", .type = Type::String, .help = "det (text detection)", .required = true,
+                      .choices = {"det"}},
+                  Key{.name = "algorithm", .type = Type::String, .help = "a label for the run (DB)"},
+                  Key{.name = "Transform", .type = Type::Any, .help = "must be empty"},
+                  Key{.name = "Backbone", .type = Type::Component, .required = true, .kind = "det backbone"},
+                  Key{.name = "Neck", .type = Type::Component, .required = true, .kind = "det neck"},
+                  Key{.name = "Head", .type = Type::Component, .required = true, .kind = "det head"}}},
+          [](const Section& s) {
+            if (s.has("Transform"))
+              throw ValueError(fmt::format("{}: DB has no Transform stage; leave it empty", s.where("Transform")));
+            DbNetOptions o;
+            Section backbone = s.section("Backbone");
+            o.backbone_channels = backbone.integers("channels", o.backbone_channels, 1);
+            if (o.backbone_channels.size() != 5)
+              throw ValueError(fmt::format("{}: needs five channel counts (stem and four stages), got {}",
+                                           backbone.where("channels"), o.backbone_channels.size()));
+            Section neck = s.section("Neck");
+            o.fpn_channels = neck.integer("out_channels", o.fpn_channels, 4);
+            if (o.fpn_channels % 4 != 0)
+              throw ValueError(fmt::format("{}: must be a multiple of 4, got {}", neck.where("out_channels"), o.fpn_channels));
+            o.k = s.section("Head").number("k", o.k);
+            return std::make_unique<DbNet>(o);
+          });
+
+    table.add({"det loss", "DBLoss", "balanced cross-entropy + masked L1 + dice (alpha, beta)",
+               Schema{{Key{.name = "balance_loss", .type = Type::Boolean, .help = "must be true (hard negative mining)"},
+                       Key{.name = "main_loss_type", .type = Type::String, .help = "binary-map loss", .choices = {"DiceLoss"}},
+                       Key{.name = "alpha", .type = Type::Number, .help = "weight of the probability loss (5)", .min = 0},
+                       Key{.name = "beta", .type = Type::Number, .help = "weight of the threshold loss (10)", .min = 0},
+                       Key{.name = "ohem_ratio", .type = Type::Number, .help = "hard negatives per positive (3)", .min = 0}}}});
+    table.add({"det metric", "DetMetric", "precision, recall and hmean at IoU 0.5",
+               Schema{{Key{.name = "main_indicator", .type = Type::String, .choices = {"hmean", "precision", "recall"}}}}});
+    table.add({"det postprocess", "DBPostProcess", "probability map to boxes (also written into inference.yml)",
+               Schema{{unit_key("thresh", "pixel threshold (0.3)"), unit_key("box_thresh", "minimum box score (0.6)"),
+                       Key{.name = "max_candidates", .type = Type::Integer, .help = "contours looked at (1000)", .min = 1},
+                       Key{.name = "unclip_ratio", .type = Type::Number, .help = "box expansion (1.5)", .min = 0},
+                       Key{.name = "use_dilation", .type = Type::Boolean},
+                       Key{.name = "score_mode", .type = Type::String, .choices = {"fast", "slow"}}}}});
+    table.add({"det dataset", "SimpleDataSet", "label files of 'image_path<TAB>[{\"transcription\", \"points\"}]' lines",
+               Schema{{Key{.name = "data_dir", .type = Type::Path, .help = "image paths are relative to it"},
+                       Key{.name = "label_file_list", .type = Type::Paths, .required = true},
+                       Key{.name = "ratio_list", .type = Type::Numbers, .help = "must be 1 per file", .min = 1, .max = 1},
+                       Key{.name = "transforms", .type = Type::Components, .required = true, .kind = "det transform"}}}});
+    table.add({"det transform", "DecodeImage", "read the image (BGR)",
+               Schema{{Key{.name = "img_mode", .type = Type::String, .choices = {"BGR"}},
+                       Key{.name = "channel_first", .type = Type::Boolean}}}});
+    table.add({"det transform", "DetLabelEncode", "polygons and '###' ignore tags from the label", Schema{}});
+    table.add({"det transform", "IaaAugment", "augmenter_args: Fliplr {p}, Affine {rotate: [a, b]}, Resize {size: [a, b]}",
+               Schema{{Key{.name = "augmenter_args", .type = Type::Any, .help = "list of {type, args}"}}}});
+    table.add({"det transform", "EastRandomCropData", "crop where no text is cut, fit into size [h, w], pad",
+               Schema{{Key{.name = "size", .type = Type::Integers, .required = true, .min = 32},
+                       Key{.name = "max_tries", .type = Type::Integer, .min = 1},
+                       Key{.name = "keep_ratio", .type = Type::Boolean, .help = "must be true"},
+                       Key{.name = "min_crop_side_ratio", .type = Type::Number, .min = 0, .max = 1}}}});
+    table.add({"det transform", "MakeBorderMap", "threshold map and mask",
+               Schema{{Key{.name = "shrink_ratio", .type = Type::Number, .min = 0.01, .max = 0.99},
+                       unit_key("thresh_min", "threshold map low value (0.3)"),
+                       unit_key("thresh_max", "threshold map high value (0.7)")}}});
+    table.add({"det transform", "MakeShrinkMap", "shrunk text kernels and mask",
+               Schema{{Key{.name = "shrink_ratio", .type = Type::Number, .min = 0.01, .max = 0.99},
+                       Key{.name = "min_text_size", .type = Type::Number, .help = "pixels (8)", .min = 0}}}});
+    table.add({"det transform", "DetResizeForTest", "evaluation / inference size rule",
+               Schema{{Key{.name = "limit_side_len", .type = Type::Integer, .min = 32},
+                       Key{.name = "limit_type", .type = Type::String, .choices = {"max", "min"}},
+                       Key{.name = "resize_long", .type = Type::Integer, .help = "same as limit_side_len with max", .min = 32}}}});
+    table.add({"det transform", "NormalizeImage", "(x * scale - mean) / std per channel",
+               Schema{{Key{.name = "scale", .type = Type::Any, .help = "a number or a fraction such as 1./255."},
+                       Key{.name = "mean", .type = Type::Numbers}, Key{.name = "std", .type = Type::Numbers},
+                       Key{.name = "order", .type = Type::String, .choices = {"hwc"}}}}});
+    table.add({"det transform", "ToCHWImage", "HWC to CHW", Schema{}});
+    table.add({"det transform", "KeepKeys", "accepted for PaddleOCR recipes",
+               Schema{{Key{.name = "keep_keys", .type = Type::Strings}}}});
+  });
+  return f;
+}
+
+// ---- reading the transforms ----------------------------------------------------------------------
+
+// NormalizeImage.scale as PaddleOCR writes it: a number, or a fraction such as "1./255.".
+double parse_scale(const Section& s) {
+  if (!s.has("scale")) return 1.0 / 255.0;
+  std::string text = s.text("scale");
+  auto number = [&](std::string_view t) {
+    double v = 0;
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v))
+      throw ValueError(fmt::format("{}: expected a number or a fraction such as 1./255., got '{}'", s.where("scale"), text));
+    return v;
+  };
+  size_t slash = text.find('/');
+  double v = slash == std::string::npos ? number(text) : number(std::string_view(text).substr(0, slash)) /
+                                                            number(std::string_view(text).substr(slash + 1));
+  if (!(v > 0) || !std::isfinite(v)) throw ValueError(fmt::format("{}: must be positive, got '{}'", s.where("scale"), text));
+  return v;
+}
+
+DetPreprocessParams normalization(const config::ComponentEntry& t) {
+  DetPreprocessParams p;
+  p.scale = float(parse_scale(t.settings));
+  auto mean = t.settings.numbers("mean", std::vector<double>(p.mean.begin(), p.mean.end()));
+  auto std = t.settings.numbers("std", std::vector<double>(p.std.begin(), p.std.end()));
+  if (mean.size() != 3 || std.size() != 3)
+    throw ValueError(fmt::format("{}: mean and std need three values each", t.where));
+  for (size_t c = 0; c < 3; ++c) {
+    if (std[c] == 0) throw ValueError(fmt::format("{}: std must not be 0", t.settings.where("std")));
+    p.mean[c] = float(mean[c]), p.std[c] = float(std[c]);
+  }
+  return p;
+}
+
+void read_augmenters(const config::ComponentEntry& t, DetDataOptions& o) {
+  YAML::Node list = t.settings.get("augmenter_args");
+  if (!list) return;
+  if (!list.IsSequence()) throw ValueError(fmt::format("{}: augmenter_args must be a list of {{type, args}}", t.where));
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string where = fmt::format("{}.augmenter_args[{}]", t.where, i);
+    YAML::Node a = list[i];
+    if (!a.IsMap() || !a["type"]) throw ValueError(fmt::format("{}: expected {{type: ..., args: ...}}", where));
+    auto type = a["type"].as<std::string>();
+    YAML::Node args = a["args"];
+    auto range = [&](const char* key) {
+      YAML::Node v = args ? args[key] : YAML::Node();
+      if (!v || !v.IsSequence() || v.size() != 2)
+        throw ValueError(fmt::format("{}: args.{} must be [low, high]", where, key));
+      return std::pair{v[0].as<double>(), v[1].as<double>()};
+    };
+    if (type == "Fliplr") {
+      o.flip_prob = args && args["p"] ? args["p"].as<double>() : 0.5;
+      if (o.flip_prob < 0 || o.flip_prob > 1) throw ValueError(fmt::format("{}: args.p must be in [0, 1]", where));
+    } else if (type == "Affine") {
+      auto [lo, hi] = range("rotate");
+      o.max_rotation_deg = std::max(std::abs(lo), std::abs(hi));
+    } else if (type == "Resize") {
+      auto [lo, hi] = range("size");
+      if (!(lo > 0 && lo <= hi)) throw ValueError(fmt::format("{}: args.size needs 0 < low <= high", where));
+      o.min_scale = lo, o.max_scale = hi;
+    } else {
+      throw ValueError(fmt::format("{}: unknown augmenter '{}' (known: Fliplr, Affine, Resize)", where, type));
+    }
+  }
+}
+
+void require(const Section& dataset, const std::vector<std::string>& needed, const std::vector<std::string>& present) {
+  for (const auto& n : needed)
+    if (std::find(present.begin(), present.end(), n) == present.end())
+      throw ValueError(fmt::format("{}: this split needs the transform {}", dataset.where("transforms"), n));
+}
+
+DetDataOptions train_data_options(const Recipe& r) {
+  Section dataset = r.section("Train").section("dataset");
+  DetDataOptions o;
+  std::vector<std::string> names;
+  for (const auto& t : config::component_list(dataset, "transforms")) {
+    names.push_back(t.name);
+    const Section& s = t.settings;
+    if (t.name == "IaaAugment") read_augmenters(t, o);
+    if (t.name == "EastRandomCropData") {
+      auto size = s.integers("size", std::nullopt, 32);
+      if (size.size() != 2 || size[0] % 32 != 0 || size[1] % 32 != 0)
+        throw ValueError(fmt::format("{}: expected [h, w], multiples of 32, got [{}]", s.where("size"), fmt::join(size, ", ")));
+      if (!s.boolean("keep_ratio", true))
+        throw ValueError(fmt::format("{}: only keep_ratio: true is implemented", s.where("keep_ratio")));
+      o.crop_h = int(size[0]), o.crop_w = int(size[1]);
+      o.max_tries = int(s.integer("max_tries", o.max_tries, 1));
+      o.min_crop_side_ratio = s.number("min_crop_side_ratio", o.min_crop_side_ratio);
+    }
+    if (t.name == "MakeShrinkMap") {
+      o.targets.shrink_ratio = s.number("shrink_ratio", o.targets.shrink_ratio);
+      o.targets.min_text_size = s.number("min_text_size", o.targets.min_text_size);
+    }
+    if (t.name == "MakeBorderMap") {
+      double ratio = s.number("shrink_ratio", o.targets.shrink_ratio);
+      if (std::abs(ratio - o.targets.shrink_ratio) > 1e-12)
+        throw ValueError(fmt::format("{}: MakeBorderMap and MakeShrinkMap must use the same shrink_ratio here",
+                                     s.where("shrink_ratio")));
+      o.targets.thresh_min = s.number("thresh_min", o.targets.thresh_min);
+      o.targets.thresh_max = s.number("thresh_max", o.targets.thresh_max);
+    }
+    if (t.name == "NormalizeImage") o.normalize = normalization(t);
+  }
+  require(dataset, {"DecodeImage", "DetLabelEncode", "EastRandomCropData", "MakeShrinkMap", "MakeBorderMap",
+                    "NormalizeImage", "ToCHWImage"},
+          names);
+  return o;
+}
+
+// Eval's DetResizeForTest and NormalizeImage: what inference runs.
+DetPreprocessParams eval_preprocess(const Recipe& r) {
+  Section dataset = r.section("Eval").section("dataset");
+  DetPreprocessParams p;
+  std::vector<std::string> names;
+  for (const auto& t : config::component_list(dataset, "transforms")) {
+    names.push_back(t.name);
+    if (t.name == "NormalizeImage") {
+      DetPreprocessParams n = normalization(t);
+      p.mean = n.mean, p.std = n.std, p.scale = n.scale;
+    }
+    if (t.name == "DetResizeForTest") {
+      if (t.settings.has("resize_long")) {
+        p.limit_side_len = int(t.settings.integer("resize_long", std::nullopt, 32));
+        p.limit_type = LimitType::Max;
+      } else {
+        p.limit_side_len = int(t.settings.integer("limit_side_len", p.limit_side_len, 32));
+        p.limit_type = t.settings.text("limit_type", "max") == "min" ? LimitType::Min : LimitType::Max;
+      }
+    }
+  }
+  require(dataset, {"DecodeImage", "DetLabelEncode", "DetResizeForTest", "NormalizeImage", "ToCHWImage"}, names);
+  return p;
+}
+
+DbParams db_params(const Recipe& r) {
+  Section s = r.section("PostProcess");
+  DbParams p;
+  p.thresh = float(s.number("thresh", p.thresh));
+  p.box_thresh = float(s.number("box_thresh", p.box_thresh));
+  p.max_candidates = int(s.integer("max_candidates", p.max_candidates, 1));
+  p.unclip_ratio = float(s.number("unclip_ratio", p.unclip_ratio));
+  p.use_dilation = s.boolean("use_dilation", false);
+  p.score_mode = s.text("score_mode", "fast") == "slow" ? DbParams::Slow : DbParams::Fast;
+  return p;
+}
+
+std::vector<DetSample> split_samples(const Recipe& r, const std::string& split) {
+  Section dataset = r.section(split).section("dataset");
+  auto samples = read_det_labels(dataset.texts("label_file_list"), dataset.text("data_dir", "."));
+  if (samples.empty()) throw ValueError(fmt::format("{}: the label files list no image", dataset.where("label_file_list")));
+  return samples;
+}
+
+cv::Mat bgr_image(const std::string& path) {
+  cv::Mat image = read_image(path);
+  if (image.channels() == 1) cv::cvtColor(image, image, cv::COLOR_GRAY2BGR);
+  if (image.channels() == 4) cv::cvtColor(image, image, cv::COLOR_BGRA2BGR);
+  return image;
+}
+
+std::vector<TextBox> detect(DbNet& model, const cv::Mat& bgr, const DetPreprocessParams& pre, const DbParams& db) {
+  return detect_text_boxes(bgr, pre, db, [&](const Tensor& x) {
+    NoGradGuard no_grad;
+    return model.forward(x);
+  });
+}
+
+DetMetricResult run_eval(DbNet& model, const std::vector<DetSample>& samples, const DetPreprocessParams& pre,
+                         const DbParams& db) {
+  bool was_training = model.is_training();
+  model.eval();
+  DetMetric metric;
+  for (const auto& s : samples) {
+    std::vector<std::vector<cv::Point2f>> found;
+    for (const auto& b : detect(model, bgr_image(s.image), pre, db))
+      found.emplace_back(b.quad.pts.begin(), b.quad.pts.end());
+    metric.add(s.polygons, found);
+  }
+  model.train(was_training);
+  return metric.result();
+}
+
+std::map<std::string, double> metric_map(const DetMetricResult& m) {
+  return {{"precision", m.precision}, {"recall", m.recall}, {"hmean", m.hmean}};
+}
+
+class DetTask : public train::TrainTask {
+ public:
+  DetTask(DbNet& model, std::vector<DetSample> eval, DetPreprocessParams pre, DbParams db, DbLossOptions loss)
+      : model_(model), eval_(std::move(eval)), pre_(pre), db_(db), loss_(loss) {}
+  nn::Module& model() override { return model_; }
+  Tensor loss(const data::Example& b) override { return db_loss(model_.maps(b.at("image")), b, loss_).total; }
+  std::map<std::string, double> evaluate() override { return metric_map(run_eval(model_, eval_, pre_, db_)); }
+
+ private:
+  DbNet& model_;
+  std::vector<DetSample> eval_;
+  DetPreprocessParams pre_;
+  DbParams db_;
+  DbLossOptions loss_;
+};
+
+std::unique_ptr<DbNet> trained_model(const Recipe& r) {
+  auto model = architectures().make(r.section("Architecture"));
+  load_trained_weights(*model, r);
+  return model;
+}
+
+}  // namespace
+
+const Schema& det_recipe_schema() {
+  static const Schema schema = [] {
+    architectures();
+    return recipe_schema({Key{.name = "infer_img", .type = Type::String, .help = "default image for skiff predict"},
+                          Key{.name = "save_res_path", .type = Type::String, .help = "accepted for PaddleOCR recipes"}},
+                         {.architecture = "det architecture", .loss = "det loss", .metric = "det metric",
+                          .postprocess = "det postprocess", .dataset = "det dataset"});
+  }();
+  return schema;
+}
+
+train::FitResult train_detector(const Recipe& r, const std::optional<fs::path>& resume, bool quiet) {
+  Section global = r.section("Global");
+  train::seed_run(global);
+  auto model = architectures().make(r.section("Architecture"));
+  load_pretrained_weights(*model, r);
+
+  DetDataOptions data = train_data_options(r);
+  DetPreprocessParams pre = eval_preprocess(r);
+  if (data.normalize.mean != pre.mean || data.normalize.std != pre.std || data.normalize.scale != pre.scale)
+    throw ValueError(fmt::format("{}: Train and Eval normalize differently (NormalizeImage); the exported model "
+                                 "would see other inputs than it was trained on",
+                                 r.section("Eval").section("dataset").where("transforms")));
+  auto train_set = std::make_shared<DetDataset>(split_samples(r, "Train"), data);
+  data::DataLoader loader(train_set, loader_options(r, "Train", true));
+
+  train::TrainerOptions o = train::trainer_options(global, r.section("Optimizer"), loader.num_batches());
+  o.metric = r.section("Metric").text("main_indicator", "hmean");
+  o.higher_is_better = true;
+  o.quiet = quiet;
+  record_recipe(r, o);
+  Section l = r.section("Loss");
+  if (!l.boolean("balance_loss", true))
+    throw ValueError(fmt::format("{}: only the balanced loss is implemented", l.where("balance_loss")));
+  DbLossOptions loss{.alpha = l.number("alpha", 5), .beta = l.number("beta", 10), .negative_ratio = l.number("ohem_ratio", 3)};
+  auto opt = train::build_optimizer(r.section("Optimizer"), model->parameters(), o.epochs, loader.num_batches());
+  DetTask task(*model, split_samples(r, "Eval"), pre, db_params(r), loss);
+  train::Trainer trainer(task, *opt.optimizer, opt.scheduler.get(), loader, o);
+  return trainer.fit(resume);
+}
+
+std::map<std::string, double> evaluate_detector(const Recipe& r) {
+  auto model = trained_model(r);
+  auto samples = split_samples(r, "Eval");
+  auto m = run_eval(*model, samples, eval_preprocess(r), db_params(r));
+  auto out = metric_map(m);
+  out["samples"] = double(samples.size());
+  return out;
+}
+
+std::vector<DetPrediction> predict_detector(const Recipe& r, const std::vector<std::string>& images) {
+  auto model = trained_model(r);
+  DetPreprocessParams pre = eval_preprocess(r);
+  DbParams db = db_params(r);
+  std::vector<DetPrediction> out;
+  for (const auto& path : images) out.push_back({path, detect(*model, bgr_image(path), pre, db)});
+  return out;
+}
+
+double export_detector(const Recipe& r, const fs::path& dir) {
+  auto model = trained_model(r);
+  graph::Graph g = model->inference_graph(64, 64);
+  fs::create_directories(dir);
+  graph::export_onnx(g, (dir / "inference.onnx").string());
+  DetInferenceConfig ic{.model_name = r.section("Architecture").text("algorithm", "DB"),
+                        .preprocess = eval_preprocess(r),
+                        .db = db_params(r)};
+  write_det_inference_config(dir / "inference.yml", ic);
+
+  // The exported file must give the eager model's map, at another size than the traced one.
+  Generator gen(7);
+  Tensor x = rand({2, 3, 96, 160}, DType::Float32, &gen, -2.0, 2.0);
+  Tensor eager;
+  {
+    NoGradGuard no_grad;
+    eager = model->forward(x);
+  }
+  engine::Predictor exported((dir / "inference.onnx").string());
+  Tensor onnx = exported.run(std::vector<Tensor>{x})[0];
+  SKIFF_CHECK_SHAPE(onnx.shape() == eager.shape(), "exported model gives shape {}, the eager model {}", onnx.shape(),
+                    eager.shape());
+  return amax(abs(sub(onnx, eager))).item<double>();
+}
+
+}  // namespace skiff::ocr

@@ -1,0 +1,109 @@
+#include "suites/ocr/train/recipe.h"
+
+#include "framework/config/config.h"
+#include "framework/core/error.h"
+#include "framework/io/file.h"
+#include "framework/train/recipe.h"
+#include "framework/zoo/zoo.h"
+#include "suites/ocr/train/det_recipe.h"
+#include "suites/ocr/train/rec_recipe.h"
+
+namespace skiff::ocr {
+
+namespace fs = std::filesystem;
+using config::Key;
+using config::Schema;
+using config::Type;
+
+std::string Recipe::model_type() const { return section("Architecture").text("model_type", "rec"); }
+
+Recipe load_recipe(const std::string& path, const std::vector<std::string>& overrides,
+                   const config::ValidateOptions& options) {
+  Recipe r{config::load_config(path, overrides), path};
+  config::Section root(r.root, "", r.file);
+  std::string type = r.model_type();
+  if (type == "rec") {
+    config::validate(root, rec_recipe_schema(), options);
+    check_rec_recipe(r);
+  } else if (type == "det") {
+    config::validate(root, det_recipe_schema(), options);
+  } else {
+    throw ValueError(fmt::format("{}: model_type '{}' has no recipe runner (known: rec, det)",
+                                 root.section("Architecture").where("model_type"), type));
+  }
+  return r;
+}
+
+train::FitResult train_recipe(const Recipe& r, const std::optional<fs::path>& resume, bool quiet) {
+  return r.model_type() == "det" ? train_detector(r, resume, quiet) : train_recognizer(r, resume, quiet);
+}
+
+std::map<std::string, double> evaluate_recipe(const Recipe& r) {
+  return r.model_type() == "det" ? evaluate_detector(r) : evaluate_recognizer(r);
+}
+
+double export_recipe(const Recipe& r, const fs::path& dir) {
+  return r.model_type() == "det" ? export_detector(r, dir) : export_recognizer(r, dir);
+}
+
+namespace {
+std::shared_ptr<const Schema> map_of(std::vector<Key> keys) { return std::make_shared<Schema>(Schema{std::move(keys)}); }
+}  // namespace
+
+Schema recipe_schema(std::vector<Key> extra_global, const RecipeKinds& kinds) {
+  std::vector<Key> global = train::global_keys();
+  for (auto& k : extra_global) global.push_back(std::move(k));
+  auto loader = map_of({Key{.name = "batch_size_per_card", .type = Type::Integer, .min = 1},
+                        Key{.name = "batch_size", .type = Type::Integer, .min = 1},
+                        Key{.name = "shuffle", .type = Type::Boolean}, Key{.name = "drop_last", .type = Type::Boolean},
+                        Key{.name = "num_workers", .type = Type::Integer, .min = 0, .max = 64},
+                        Key{.name = "use_shared_memory", .type = Type::Boolean, .help = "accepted for PaddleOCR recipes"}});
+  auto split = map_of({Key{.name = "dataset", .type = Type::Component, .required = true, .kind = kinds.dataset},
+                       Key{.name = "loader", .type = Type::Map, .schema = loader}});
+  return Schema{{
+      Key{.name = "Global", .type = Type::Map, .required = true, .schema = map_of(global)},
+      Key{.name = "Architecture", .type = Type::Component, .required = true, .kind = kinds.architecture},
+      Key{.name = "Loss", .type = Type::Component, .required = true, .kind = kinds.loss},
+      train::optimizer_key(),
+      Key{.name = "PostProcess", .type = Type::Component, .kind = kinds.postprocess},
+      Key{.name = "Metric", .type = Type::Component, .required = true, .kind = kinds.metric},
+      Key{.name = "Train", .type = Type::Map, .required = true, .schema = split},
+      Key{.name = "Eval", .type = Type::Map, .required = true, .schema = split},
+  }};
+}
+
+data::DataLoaderOptions loader_options(const Recipe& r, const std::string& split, bool training) {
+  config::Section loader = r.section(split).section("loader");
+  data::DataLoaderOptions o;
+  o.batch_size = loader.integer("batch_size_per_card", loader.integer("batch_size", 8, 1), 1);
+  o.shuffle = loader.boolean("shuffle", training);
+  o.drop_last = loader.boolean("drop_last", training);
+  o.num_workers = int(loader.integer("num_workers", 0, 0));
+  o.seed = uint64_t(r.section("Global").integer("seed", 42));
+  return o;
+}
+
+void load_trained_weights(nn::Module& model, const Recipe& r) {
+  config::Section g = r.section("Global");
+  fs::path best = fs::path(g.text("save_model_dir", "./output")) / "best_model.safetensors";
+  if (g.has("checkpoints")) {
+    train::load_weights(model, g.text("checkpoints"));
+  } else if (fs::exists(best)) {
+    std::fprintf(stderr, "using %s (set Global.checkpoints to choose another)\n", best.c_str());
+    train::load_weights(model, best);
+  }
+  model.eval();
+}
+
+void load_pretrained_weights(nn::Module& model, const Recipe& r) {
+  std::string pretrained = r.section("Global").text("pretrained_model", "");
+  if (!pretrained.empty()) train::load_weights(model, zoo::resolve_model_path(pretrained));
+}
+
+void record_recipe(const Recipe& r, train::TrainerOptions& o) {
+  o.metadata["skiff.recipe"] = config::to_yaml(r.root);
+  fs::create_directories(o.output_dir);
+  io::write_file_atomic(o.output_dir / "config.yml", config::to_yaml(r.root));
+}
+
+}  // namespace skiff::ocr
