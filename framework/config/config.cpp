@@ -1,6 +1,7 @@
 #include "framework/config/config.h"
 
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -130,9 +131,23 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
   // Walk with fresh handles, never by assigning one node variable to another
   // (that would alias and overwrite the parent).
   std::vector<YAML::Node> chain{root};
+  // In a list, a key is an entry's index: Train.dataset.transforms.3.RecResizeImg.image_shape=...
+  auto list_index = [&](const YAML::Node& list, const std::string& key) -> std::optional<size_t> {
+    if (!list.IsSequence()) return std::nullopt;
+    if (key.find_first_not_of("0123456789") != std::string::npos)
+      throw ValueError(fmt::format("override '{}': '{}' is a list; index it by number", assignment, key));
+    size_t i = std::stoul(key);
+    if (i >= list.size())
+      throw ValueError(fmt::format("override '{}': index {} is past the end of a list of {}", assignment, i, list.size()));
+    return i;
+  };
   for (size_t i = 0; i + 1 < keys.size(); ++i) {
+    if (auto index = list_index(chain.back(), keys[i])) {
+      chain.push_back(chain.back()[*index]);
+      continue;
+    }
     YAML::Node next = chain.back()[keys[i]];
-    if (next.IsDefined() && !next.IsNull() && !next.IsMap())
+    if (next.IsDefined() && !next.IsNull() && !next.IsMap() && !next.IsSequence())
       throw ValueError(fmt::format("override '{}': '{}' is not a map", assignment, keys[i]));
     if (!next.IsDefined() || next.IsNull()) {
       chain.back()[keys[i]] = YAML::Node(YAML::NodeType::Map);
@@ -140,7 +155,10 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
     }
     chain.push_back(next);
   }
-  chain.back()[keys.back()] = value;
+  if (auto index = list_index(chain.back(), keys.back()))
+    chain.back()[*index] = value;
+  else
+    chain.back()[keys.back()] = value;
 }
 
 YAML::Node load_config(const std::string& path, const std::vector<std::string>& overrides) {

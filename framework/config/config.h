@@ -22,7 +22,8 @@
 ///    with): an override through one use changes every use. Write a section
 ///    out instead of aliasing it to give it its own values.
 ///  - Overrides apply last, in order; each value is parsed as YAML, so
-///    `-o Train.loader.batch_size=[8,16]` sets a list.
+///    `-o Train.loader.batch_size=[8,16]` sets a list, and a number indexes a
+///    list: `-o Train.dataset.transforms.3.RecResizeImg.image_shape=[3,32,160]`.
 #include <string>
 #include <vector>
 
@@ -42,8 +43,10 @@ YAML::Node load_config(const std::string& path, const std::vector<std::string>& 
 void deep_merge(YAML::Node& into, const YAML::Node& from);
 
 /// Sets "a.b.c=value" (value parsed as YAML) in `root`, creating missing maps.
+/// Within a list a key is an entry's index (`Train.dataset.transforms.3.RecResizeImg.image_shape=[3,32,160]`).
 /// \throws ValueError for a missing '=', an empty key, a value that is not
-/// YAML, or a path through a value that is not a map.
+/// YAML, a path through a value that is not a map or list, or a list index
+/// that is not a number or is out of range.
 void apply_override(YAML::Node& root, const std::string& assignment);
 
 /// The tree as YAML text, ending with a newline: maps in block style, lists of

@@ -344,6 +344,18 @@ const Schema& det_recipe_schema() {
   return schema;
 }
 
+void check_det_recipe(const Recipe& r) {
+  DetDataOptions data = train_data_options(r);
+  DetPreprocessParams pre = eval_preprocess(r);
+  if (data.normalize.mean != pre.mean || data.normalize.std != pre.std || data.normalize.scale != pre.scale)
+    throw ValueError(fmt::format("{}: Train and Eval normalize differently (NormalizeImage); the exported model "
+                                 "would see other inputs than it was trained on",
+                                 r.section("Eval").section("dataset").where("transforms")));
+  Section l = r.section("Loss");
+  if (!l.boolean("balance_loss", true))
+    throw ValueError(fmt::format("{}: only the balanced loss is implemented", l.where("balance_loss")));
+}
+
 train::FitResult train_detector(const Recipe& r, const std::optional<fs::path>& resume, bool quiet) {
   Section global = r.section("Global");
   train::seed_run(global);
@@ -352,10 +364,6 @@ train::FitResult train_detector(const Recipe& r, const std::optional<fs::path>& 
 
   DetDataOptions data = train_data_options(r);
   DetPreprocessParams pre = eval_preprocess(r);
-  if (data.normalize.mean != pre.mean || data.normalize.std != pre.std || data.normalize.scale != pre.scale)
-    throw ValueError(fmt::format("{}: Train and Eval normalize differently (NormalizeImage); the exported model "
-                                 "would see other inputs than it was trained on",
-                                 r.section("Eval").section("dataset").where("transforms")));
   auto train_set = std::make_shared<DetDataset>(split_samples(r, "Train"), data);
   data::DataLoader loader(train_set, loader_options(r, "Train", true));
 
@@ -365,8 +373,6 @@ train::FitResult train_detector(const Recipe& r, const std::optional<fs::path>& 
   o.quiet = quiet;
   record_recipe(r, o);
   Section l = r.section("Loss");
-  if (!l.boolean("balance_loss", true))
-    throw ValueError(fmt::format("{}: only the balanced loss is implemented", l.where("balance_loss")));
   DbLossOptions loss{.alpha = l.number("alpha", 5), .beta = l.number("beta", 10), .negative_ratio = l.number("ohem_ratio", 3)};
   auto opt = train::build_optimizer(r.section("Optimizer"), model->parameters(), o.epochs, loader.num_batches());
   DetTask task(*model, split_samples(r, "Eval"), pre, db_params(r), loss);

@@ -29,6 +29,10 @@ namespace skiff::ocr {
 /// The schema of a det recipe (registers the components on first use).
 const config::Schema& det_recipe_schema();
 
+/// Checks what the schema cannot say: the transforms each split needs, their
+/// settings, Train and Eval normalizing alike (load_recipe calls it). \throws ValueError.
+void check_det_recipe(const Recipe& recipe);
+
 train::FitResult train_detector(const Recipe& recipe, const std::optional<std::filesystem::path>& resume,
                                 bool quiet = false);
 

@@ -27,6 +27,7 @@ Recipe load_recipe(const std::string& path, const std::vector<std::string>& over
     check_rec_recipe(r);
   } else if (type == "det") {
     config::validate(root, det_recipe_schema(), options);
+    check_det_recipe(r);
   } else {
     throw ValueError(fmt::format("{}: model_type '{}' has no recipe runner (known: rec, det)",
                                  root.section("Architecture").where("model_type"), type));

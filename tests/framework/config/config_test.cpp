@@ -88,6 +88,21 @@ TEST_F(ConfigTest, OverridesParseValuesAsYamlAndCreateKeys) {
   EXPECT_NE(error_of(top, {"Global..x=1"}).find("empty key"), std::string::npos);
 }
 
+TEST_F(ConfigTest, OverridesIndexListsByNumber) {
+  const std::string top = write("t.yml", R"(
+Train:
+  transforms:
+    - DecodeImage: {img_mode: BGR}
+    - RecResizeImg: {image_shape: [3, 48, 320]}
+)");
+  YAML::Node c = load_config(top, {"Train.transforms.1.RecResizeImg.image_shape=[3, 32, 160]", "Train.transforms.0=KeepKeys"});
+  EXPECT_EQ(c["Train"]["transforms"][1]["RecResizeImg"]["image_shape"][1].as<int>(), 32);
+  EXPECT_EQ(c["Train"]["transforms"][0].as<std::string>(), "KeepKeys");
+  EXPECT_NE(error_of(top, {"Train.transforms.2.X=1"}).find("index 2 is past the end of a list of 2"), std::string::npos);
+  EXPECT_NE(error_of(top, {"Train.transforms.first.X=1"}).find("'first' is a list; index it by number"),
+            std::string::npos);
+}
+
 TEST_F(ConfigTest, AnchorsAndAliasesWork) {
   const std::string top = write("a.yml", R"(
 common: &norm {mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5]}

@@ -1,0 +1,307 @@
+// DB text-detector training: det label files, the shrink / threshold targets,
+// the P/R/H-mean metric, the DB loss, recipe validation, and a short run from
+// the shipped recipe that must lower its loss, evaluate, and export an ONNX
+// model (with its inference.yml) that reproduces the eager model.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "framework/autograd/engine.h"
+#include "framework/ops/ops.h"
+#include "suites/ocr/det_inference_config.h"
+#include "suites/ocr/pipeline.h"
+#include "suites/ocr/rec_inference_config.h"
+#include "suites/ocr/synth.h"
+#include "suites/ocr/train/det_data.h"
+#include "suites/ocr/train/det_loss.h"
+#include "suites/ocr/train/det_metric.h"
+#include "suites/ocr/train/det_recipe.h"
+
+namespace skiff::ocr {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path scratch(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / fmt::format("skiff_ocr_det_{}_{}", ::getpid(), name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+DetPolygon rect(float x0, float y0, float x1, float y1, std::string text = "t") {
+  return DetPolygon{{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}}, text, text == "###"};
+}
+
+TEST(DetData, ReadsLabelsAndNamesBadLines) {
+  fs::path d = scratch("labels");
+  std::ofstream(d / "gt.txt") << "a.jpg\t[{\"transcription\": \"价格 12\", \"points\": [[1, 2], [30, 2], [30, 12], [1, 12]]}, "
+                                 "{\"transcription\": \"###\", \"points\": [[5, 5], [9, 5], [7, 9]]}]\n\nb.jpg\t[]\n";
+  auto s = read_det_labels({(d / "gt.txt").string()}, d.string());
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].image, (d / "a.jpg").string());
+  ASSERT_EQ(s[0].polygons.size(), 2u);
+  EXPECT_EQ(s[0].polygons[0].text, "价格 12");
+  EXPECT_FALSE(s[0].polygons[0].ignore);
+  EXPECT_EQ(s[0].polygons[0].points[2], cv::Point2f(30, 12));
+  EXPECT_TRUE(s[0].polygons[1].ignore);
+  EXPECT_TRUE(s[1].polygons.empty());
+
+  auto bad = [&](const std::string& line) {
+    std::ofstream(d / "bad.txt") << "ok.jpg\t[]\n" << line << "\n";
+    return error_of([&] { read_det_labels({(d / "bad.txt").string()}, "."); });
+  };
+  EXPECT_NE(bad("no tab").find("bad.txt:2: expected 'image_path<TAB>["), std::string::npos) << bad("no tab");
+  EXPECT_NE(bad("x.jpg\t[{\"points\": ").find("bad.txt:2: the label after the tab is not a JSON list"), std::string::npos);
+  EXPECT_NE(bad("x.jpg\t[{\"points\": [[1, 2, 3]]}]").find("bad.txt:2: region 0: a point is not [x, y]"), std::string::npos);
+  EXPECT_NE(bad("x.jpg\t[{\"points\": [[1, 2], [3, 4]]}]").find("region 0: a region needs at least 3 points"),
+            std::string::npos);
+  EXPECT_THROW(read_det_labels({(d / "missing.txt").string()}, "."), IoError);
+  fs::remove_all(d);
+}
+
+TEST(DetTargets, ShrinkAndThresholdMapsFollowThePolygon) {
+  // A 100 x 40 box: D = A (1 - 0.4^2) / L = 4000 * 0.84 / 280 = 12 px.
+  std::vector<cv::Point2f> box{{50, 50}, {150, 50}, {150, 90}, {50, 90}};
+  EXPECT_NEAR(db_offset(box, 0.4), 12.0, 1e-9);
+  DetTargets t = make_det_targets({DetPolygon{box, "text", false}}, 160, 200);
+  auto at = [](const cv::Mat& m, int x, int y) { return m.at<float>(y, x); };
+  EXPECT_EQ(at(t.shrink_map, 100, 70), 1.0f);   // the kernel
+  EXPECT_EQ(at(t.shrink_map, 55, 55), 0.0f);    // inside the box, outside the kernel
+  EXPECT_EQ(at(t.shrink_map, 100, 30), 0.0f);
+  EXPECT_EQ(at(t.shrink_map, 63, 70), 1.0f);    // the kernel spans x in [62, 138]
+  EXPECT_EQ(at(t.shrink_map, 60, 70), 0.0f);
+  EXPECT_EQ(cv::countNonZero(t.shrink_mask == 0), 0);
+  EXPECT_NEAR(at(t.threshold_map, 100, 50), 0.7f, 1e-6);  // on an edge
+  EXPECT_NEAR(at(t.threshold_map, 100, 44), 0.3f + 0.4f * 0.5f, 1e-6);  // half of D outside
+  EXPECT_NEAR(at(t.threshold_map, 100, 70), 0.3f, 1e-6);  // 20 px inside, farther than D
+  EXPECT_EQ(at(t.threshold_mask, 100, 40), 1.0f);         // the box grown by D
+  EXPECT_EQ(at(t.threshold_mask, 100, 30), 0.0f);
+  EXPECT_NEAR(at(t.threshold_map, 10, 10), 0.3f, 1e-6);
+
+  // Ignored ("###") and too small regions are masked out of the probability loss.
+  DetTargets m = make_det_targets({rect(10, 10, 60, 40, "###"), rect(100, 100, 160, 105)}, 160, 200);
+  EXPECT_EQ(at(m.shrink_mask, 30, 25), 0.0f);
+  EXPECT_EQ(at(m.shrink_mask, 130, 102), 0.0f);
+  EXPECT_EQ(at(m.shrink_mask, 80, 80), 1.0f);
+  EXPECT_EQ(cv::countNonZero(m.shrink_map), 0);
+}
+
+TEST(DetTargets, OffsetPolygonShrinksGrowsAndVanishes) {
+  std::vector<cv::Point2f> square{{0, 0}, {40, 0}, {40, 40}, {0, 40}};
+  auto shrunk = offset_polygon(square, -10);
+  ASSERT_EQ(shrunk.size(), 1u);
+  EXPECT_NEAR(cv::contourArea(shrunk[0]), 20.0 * 20.0, 1.0);
+  auto grown = offset_polygon(square, 5);
+  ASSERT_EQ(grown.size(), 1u);
+  EXPECT_NEAR(cv::contourArea(grown[0]), 40 * 40 + 4 * 40 * 5 + M_PI * 25, 6.0);  // round corners
+  EXPECT_TRUE(offset_polygon(square, -25).empty());
+}
+
+TEST(DetMetric, MatchesOneToOneAtIouHalfAndSkipsDontCare) {
+  auto quad = [](float x0, float y0, float x1, float y1) {
+    return std::vector<cv::Point2f>{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}};
+  };
+  DetMetric m;
+  // Image 1: one exact hit, one duplicate of it (a false alarm), one region missed.
+  m.add({rect(0, 0, 100, 20), rect(0, 50, 100, 70)}, {quad(0, 0, 100, 20), quad(2, 0, 100, 20)});
+  // Image 2: IoU 40 / 60 = 0.67 counts; a detection inside a "###" region is not counted.
+  m.add({rect(0, 0, 100, 20), rect(200, 0, 300, 40, "###")}, {quad(20, 0, 100, 20), quad(210, 5, 290, 35)});
+  auto r = m.result();
+  EXPECT_EQ(r.ground_truths, 3);
+  EXPECT_EQ(r.detections, 3);
+  EXPECT_EQ(r.matched, 2);
+  EXPECT_NEAR(r.precision, 2.0 / 3.0, 1e-12);
+  EXPECT_NEAR(r.recall, 2.0 / 3.0, 1e-12);
+  EXPECT_NEAR(r.hmean, 2.0 / 3.0, 1e-12);
+  // IoU 0.45 is not a match.
+  DetMetric low;
+  low.add({rect(0, 0, 100, 20)}, {quad(55, 0, 100, 20)});
+  EXPECT_EQ(low.result().matched, 0);
+  EXPECT_EQ(DetMetric().result().hmean, 0.0);
+  // Exact areas for non-convex shapes: an L of 3 unit squares against a 2 x 2 square.
+  std::vector<cv::Point2f> ell{{0, 0}, {2, 0}, {2, 1}, {1, 1}, {1, 2}, {0, 2}};
+  EXPECT_NEAR(polygon_area_of(ell), 3.0, 1e-9);
+  EXPECT_NEAR(polygon_intersection_area(ell, quad(0, 0, 2, 2)), 3.0, 1e-9);
+  EXPECT_NEAR(polygon_intersection_area(ell, quad(1, 1, 3, 3)), 0.0, 1e-9);
+}
+
+TEST(DetLoss, PrefersTheRightMapsAndBackpropagates) {
+  fs::path d = scratch("loss");
+  // Targets of one image with one box, through the dataset so the maps are what training sees.
+  DetTargets t = make_det_targets({rect(16, 16, 112, 48)}, 64, 128);
+  auto as_tensor = [](const cv::Mat& m) {
+    Tensor x = empty({1, m.rows, m.cols}, DType::Float32);
+    std::memcpy(x.data<float>(), m.ptr<float>(), size_t(m.total()) * sizeof(float));
+    return x;
+  };
+  data::Example batch{{"shrink_map", as_tensor(t.shrink_map)}, {"shrink_mask", as_tensor(t.shrink_mask)},
+                      {"threshold_map", as_tensor(t.threshold_map)}, {"threshold_mask", as_tensor(t.threshold_mask)}};
+  auto maps_from = [&](const Tensor& logits, const Tensor& threshold) {
+    DbMaps m{logits, sigmoid(logits), threshold, {}};
+    m.binary = sigmoid(mul(sub(m.shrink, m.threshold), 50.0));
+    return m;
+  };
+  Tensor gt = unsqueeze(batch["shrink_map"], 1), th = unsqueeze(batch["threshold_map"], 1);
+  DbLossParts good = db_loss(maps_from(mul(sub(gt, 0.5), 12.0), th), batch);
+  DbLossParts bad = db_loss(maps_from(mul(sub(gt, 0.5), -12.0), sub(1.0, th)), batch);
+  EXPECT_LT(good.total.item<double>(), 0.2);
+  EXPECT_GT(bad.total.item<double>(), 10 * good.total.item<double>());
+  EXPECT_LT(good.shrink, bad.shrink);
+  EXPECT_LT(good.threshold, bad.threshold);
+  EXPECT_LT(good.binary, bad.binary);
+
+  Tensor logits = zeros({1, 1, 64, 128}, DType::Float32);
+  logits.set_requires_grad(true);
+  DbLossParts p = db_loss(maps_from(logits, full({1, 1, 64, 128}, 0.5, DType::Float32)), batch);
+  backward(p.total);
+  ASSERT_TRUE(logits.grad().defined());
+  EXPECT_GT(amax(abs(logits.grad())).item<double>(), 0.0);
+  // Wrong map size: a clear error.
+  EXPECT_THROW(db_loss(maps_from(zeros({1, 1, 32, 128}, DType::Float32), zeros({1, 1, 32, 128}, DType::Float32)), batch),
+               ShapeError);
+  fs::remove_all(d);
+}
+
+// Small synthetic pages with polygon labels.
+fs::path pages(const fs::path& dir, int count, uint64_t seed) {
+  SynthOptions o;
+  o.width = 256, o.height = 192, o.min_lines = 2, o.max_lines = 4, o.min_font_px = 16, o.max_font_px = 28;
+  write_synth_dataset(dir.string(), count, seed, o);
+  return dir;
+}
+
+std::vector<std::string> det_overrides(const fs::path& d, const fs::path& out) {
+  return {"Train.dataset.data_dir=" + (d / "train").string(),
+          "Train.dataset.label_file_list=[" + (d / "train/det_gt.txt").string() + "]",
+          "Eval.dataset.data_dir=" + (d / "eval").string(),
+          "Eval.dataset.label_file_list=[" + (d / "eval/det_gt.txt").string() + "]",
+          "Global.save_model_dir=" + out.string(),
+          "Global.max_steps=40",
+          "Global.print_batch_step=4",
+          "Global.eval_batch_step=[0, 20]",
+          "Train.dataset.transforms.2.IaaAugment.augmenter_args=[{type: Fliplr, args: {p: 0.5}}]",
+          "Train.loader.batch_size_per_card=4",
+          "Train.loader.num_workers=0",
+          "Train.dataset.transforms.3.EastRandomCropData.size=[128, 128]",
+          "Eval.dataset.transforms.2.DetResizeForTest.limit_side_len=160"
+};
+}
+
+TEST(DetRecipe, ShippedRecipeTrainsEvaluatesAndExports) {
+  fs::path d = scratch("run");
+  pages(d / "train", 16, 1);
+  pages(d / "eval", 2, 2);
+  std::string recipe = (fs::path(SKIFF_SOURCE_DIR) / "configs/ocr/det_db_synth.yml").string();
+  Recipe r = load_recipe(recipe, det_overrides(d, d / "out"));
+  ASSERT_EQ(r.model_type(), "det");
+  train::FitResult res = train_recipe(r, std::nullopt, true);
+  EXPECT_EQ(res.steps, 40);
+  EXPECT_TRUE(fs::exists(d / "out/best_model.safetensors"));
+
+  std::vector<double> losses;
+  std::ifstream in(d / "out/metrics.jsonl");
+  for (std::string l; std::getline(in, l);) {
+    auto j = nlohmann::json::parse(l);
+    if (j.contains("loss")) losses.push_back(j["loss"].get<double>());
+    if (j.contains("hmean")) EXPECT_TRUE(j.contains("precision") && j.contains("recall")) << l;
+  }
+  ASSERT_GE(losses.size(), 6u) << ::testing::PrintToString(losses);
+  auto mean3 = [](auto first) { return (first[0] + first[1] + first[2]) / 3; };
+  EXPECT_LT(mean3(losses.end() - 3), 0.8 * mean3(losses.begin()));
+
+  auto m = evaluate_recipe(r);  // the best model
+  EXPECT_EQ(m.at("samples"), 2.0);
+  for (const char* k : {"precision", "recall", "hmean"}) {
+    EXPECT_GE(m.at(k), 0.0);
+    EXPECT_LE(m.at(k), 1.0);
+  }
+  EXPECT_NEAR(m.at("hmean"), res.best.at("hmean"), 1e-9);
+
+  auto predicted = predict_detector(r, {(d / "eval/img_00000.jpg").string()});
+  ASSERT_EQ(predicted.size(), 1u);
+  for (const auto& b : predicted[0].boxes) EXPECT_GE(b.score, 0.6f);
+
+  double diff = export_recipe(r, d / "export");
+  EXPECT_LT(diff, 1e-4);
+  DetInferenceConfig ic = read_det_inference_config(d / "export/inference.yml");
+  EXPECT_EQ(ic.preprocess.limit_side_len, 160);
+  EXPECT_EQ(ic.preprocess.limit_type, LimitType::Max);
+  EXPECT_FLOAT_EQ(ic.preprocess.mean[0], 0.485f);
+  EXPECT_FLOAT_EQ(ic.preprocess.std[2], 0.225f);
+  EXPECT_FLOAT_EQ(ic.preprocess.scale, float(1.0 / 255.0));
+  EXPECT_FLOAT_EQ(ic.db.box_thresh, 0.6f);
+  EXPECT_FLOAT_EQ(ic.db.unclip_ratio, 1.5f);
+
+  // The pipeline takes the export directory's settings.
+  PipelineConfig pc;
+  pc.det_model = (d / "export").string();
+  ASSERT_TRUE(apply_det_inference_config(pc));
+  EXPECT_EQ(pc.det.limit_side_len, 160);
+  fs::remove_all(d);
+}
+
+TEST(DetRecipe, BadRecipesNameTheKey) {
+  std::string recipe = (fs::path(SKIFF_SOURCE_DIR) / "configs/ocr/det_db_synth.yml").string();
+  auto error = [&](std::vector<std::string> o) {
+    return error_of([&] { load_recipe(recipe, o, {.check_files = false}); });
+  };
+  EXPECT_NE(error({"Architecture.Backbone.name=MobileNetV3"}).find("unknown det backbone 'MobileNetV3'"), std::string::npos);
+  EXPECT_NE(error({"Loss.name=DBLos"}).find("Loss.name: unknown det loss 'DBLos'; did you mean 'DBLoss'?"), std::string::npos);
+  EXPECT_NE(error({"PostProcess.box_thresh=1.5"}).find("PostProcess.box_thresh: must be <= 1"), std::string::npos)
+      << error({"PostProcess.box_thresh=1.5"});
+  EXPECT_NE(error({"Train.dataset.transforms.3.EastRandomCropData.size=[100, 100]"}).find("multiples of 32"),
+            std::string::npos);
+  EXPECT_NE(error({"Eval.dataset.transforms.3.NormalizeImage.scale=1./0."}).find("must be positive"), std::string::npos);
+  EXPECT_NE(error({"Eval.dataset.transforms.3.NormalizeImage.mean=[0.5, 0.5, 0.5]"}).find("normalize differently"),
+            std::string::npos);
+  EXPECT_NE(error({"Train.dataset.transforms.2.IaaAugment.augmenter_args=[{type: Crop}]"}).find("unknown augmenter 'Crop'"),
+            std::string::npos);
+  EXPECT_NE(error({"Architecture.model_type=cls"}).find("model_type 'cls' has no recipe runner (known: rec, det)"),
+            std::string::npos);
+}
+
+TEST(DetInferenceConfig, RoundTripsAndRejectsARecognizersFile) {
+  fs::path d = scratch("inference_yml");
+  DetInferenceConfig c;
+  c.model_name = "DB";
+  c.preprocess.limit_side_len = 736;
+  c.preprocess.limit_type = LimitType::Min;
+  c.preprocess.mean = {0.5f, 0.4f, 0.3f};
+  c.db.thresh = 0.25f;
+  c.db.use_dilation = true;
+  c.db.score_mode = DbParams::Slow;
+  write_det_inference_config(d / "inference.yml", c);
+  DetInferenceConfig back = read_det_inference_config(d / "inference.yml");
+  EXPECT_EQ(back.model_name, "DB");
+  EXPECT_EQ(back.preprocess.limit_side_len, 736);
+  EXPECT_EQ(back.preprocess.limit_type, LimitType::Min);
+  EXPECT_FLOAT_EQ(back.preprocess.mean[1], 0.4f);
+  EXPECT_FLOAT_EQ(back.db.thresh, 0.25f);
+  EXPECT_TRUE(back.db.use_dilation);
+  EXPECT_EQ(back.db.score_mode, DbParams::Slow);
+
+  RecInferenceConfig rec;
+  rec.characters = {"a", "b"};
+  write_rec_inference_config(d / "rec.yml", rec);
+  EXPECT_NE(error_of([&] { read_det_inference_config(d / "rec.yml"); }).find("'CTCLabelDecode' is not a text detector's"),
+            std::string::npos);
+  fs::remove_all(d);
+}
+
+}  // namespace
+}  // namespace skiff::ocr
