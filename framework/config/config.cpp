@@ -184,6 +184,8 @@ void block_maps(YAML::Node node) {
 }
 }  // namespace
 
+YAML::Node number_node(double value) { return YAML::Node(fmt::format("{}", value)); }
+
 std::string to_yaml(const YAML::Node& root) {
   YAML::Node copy = YAML::Clone(root);
   block_maps(copy);

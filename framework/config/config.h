@@ -42,6 +42,10 @@ YAML::Node load_config(const std::string& path, const std::vector<std::string>& 
 /// copied, never aliased).
 void deep_merge(YAML::Node& into, const YAML::Node& from);
 
+/// A scalar holding `value` as its shortest round-trip decimal ("0.3", where
+/// assigning the double would store 0.29999999999999999).
+YAML::Node number_node(double value);
+
 /// Sets "a.b.c=value" (value parsed as YAML) in `root`, creating missing maps.
 /// Within a list a key is an entry's index (`Train.dataset.transforms.3.RecResizeImg.image_shape=[3,32,160]`).
 /// \throws ValueError for a missing '=', an empty key, a value that is not

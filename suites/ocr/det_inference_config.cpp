@@ -1,5 +1,7 @@
 #include "suites/ocr/det_inference_config.h"
 
+#include <string>
+
 #include <yaml-cpp/yaml.h>
 
 #include "framework/config/config.h"
@@ -11,6 +13,16 @@ namespace skiff::ocr {
 
 namespace fs = std::filesystem;
 
+namespace {
+// A float setting as the decimal it prints as (0.3f -> 0.3, not 0.30000001192092896).
+YAML::Node decimal(float v) { return YAML::Node(fmt::format("{}", v)); }
+YAML::Node decimals(const std::array<float, 3>& v) {
+  YAML::Node list(YAML::NodeType::Sequence);
+  for (float x : v) list.push_back(decimal(x));
+  return list;
+}
+}  // namespace
+
 void write_det_inference_config(const fs::path& path, const DetInferenceConfig& c) {
   YAML::Node root;
   root["Global"]["model_name"] = c.model_name;
@@ -19,9 +31,9 @@ void write_det_inference_config(const fs::path& path, const DetInferenceConfig& 
   decode["DecodeImage"]["channel_first"] = false;
   resize["DetResizeForTest"]["limit_side_len"] = c.preprocess.limit_side_len;
   resize["DetResizeForTest"]["limit_type"] = c.preprocess.limit_type == LimitType::Max ? "max" : "min";
-  norm["NormalizeImage"]["scale"] = double(c.preprocess.scale);
-  norm["NormalizeImage"]["mean"] = std::vector<double>(c.preprocess.mean.begin(), c.preprocess.mean.end());
-  norm["NormalizeImage"]["std"] = std::vector<double>(c.preprocess.std.begin(), c.preprocess.std.end());
+  norm["NormalizeImage"]["scale"] = decimal(c.preprocess.scale);
+  norm["NormalizeImage"]["mean"] = decimals(c.preprocess.mean);
+  norm["NormalizeImage"]["std"] = decimals(c.preprocess.std);
   norm["NormalizeImage"]["order"] = "hwc";
   chw["ToCHWImage"] = YAML::Node(YAML::NodeType::Null);
   keep["KeepKeys"]["keep_keys"] = std::vector<std::string>{"image", "shape"};
@@ -30,10 +42,10 @@ void write_det_inference_config(const fs::path& path, const DetInferenceConfig& 
   root["PreProcess"]["transform_ops"] = ops;
   YAML::Node post = root["PostProcess"];
   post["name"] = "DBPostProcess";
-  post["thresh"] = double(c.db.thresh);
-  post["box_thresh"] = double(c.db.box_thresh);
+  post["thresh"] = decimal(c.db.thresh);
+  post["box_thresh"] = decimal(c.db.box_thresh);
   post["max_candidates"] = c.db.max_candidates;
-  post["unclip_ratio"] = double(c.db.unclip_ratio);
+  post["unclip_ratio"] = decimal(c.db.unclip_ratio);
   post["use_dilation"] = c.db.use_dilation;
   post["score_mode"] = c.db.score_mode == DbParams::Fast ? "fast" : "slow";
   io::write_file_atomic(path, config::to_yaml(root));

@@ -25,7 +25,7 @@ void write_rec_inference_config(const fs::path& path, const RecInferenceConfig& 
   resize["RecResizeImg"]["image_shape"] = std::vector<int>{3, c.height, c.width};
   resize["RecResizeImg"]["dynamic_width"] = !c.fixed_width;
   YAML::Node norm;
-  norm["NormalizeImage"]["scale"] = 1.0 / 255.0;
+  norm["NormalizeImage"]["scale"] = config::number_node(1.0 / 255.0);
   norm["NormalizeImage"]["mean"] = std::vector<double>{0.5, 0.5, 0.5};
   norm["NormalizeImage"]["std"] = std::vector<double>{0.5, 0.5, 0.5};
   YAML::Node keep;
