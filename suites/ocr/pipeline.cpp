@@ -52,6 +52,8 @@ Tensor nchw_view(std::vector<float>& buf, int64_t n, int64_t h, int64_t w) {
   return from_blob(buf.data(), Shape{n, 3, h, w}, DType::Float32);
 }
 
+}  // namespace
+
 cv::Mat to_bgr8(const cv::Mat& image) {
   SKIFF_CHECK(!image.empty(), "ocr: the image is empty");
   SKIFF_CHECK(image.depth() == CV_8U, "ocr: expected an 8-bit image, got OpenCV depth {}", image.depth());
@@ -63,8 +65,6 @@ cv::Mat to_bgr8(const cv::Mat& image) {
     default: SKIFF_THROW(ValueError, "ocr: expected 1, 3 or 4 channels, got {}", image.channels());
   }
 }
-
-}  // namespace
 
 Pipeline::Pipeline(PipelineConfig config) : config_(std::move(config)) {
   // An exported detector carries its input-size rule, normalization and thresholds in inference.yml.

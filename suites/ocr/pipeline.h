@@ -113,6 +113,10 @@ bool apply_det_inference_config(PipelineConfig& config);
 std::vector<TextBox> detect_text_boxes(const cv::Mat& bgr, const DetPreprocessParams& pre, const DbParams& db,
                                        const std::function<Tensor(const Tensor&)>& run);
 
+/// An 8-bit image as 3-channel BGR: BGR as is, gray and BGRA converted.
+/// \throws ValueError for an empty image, another depth or channel count.
+cv::Mat to_bgr8(const cv::Mat& image);
+
 /// Reads an image file for OCR (any format OpenCV decodes; EXIF orientation applied).
 /// \throws IoError naming the file when it cannot be read or decoded (missing, empty, corrupt).
 cv::Mat read_image(const std::string& path);

@@ -2,6 +2,7 @@
 # recipe runners behind skiff train / eval / predict / export.
 list(APPEND SKIFF_OCR_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/train/recipe.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/train/label_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train/rec_data.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train/rec_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train/rec_metric.cpp

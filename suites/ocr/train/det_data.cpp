@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 #include <opencv2/imgproc.hpp>
@@ -12,6 +11,7 @@
 
 #include "framework/core/error.h"
 #include "suites/ocr/pipeline.h"
+#include "suites/ocr/train/label_file.h"
 
 namespace skiff::ocr {
 
@@ -19,40 +19,29 @@ namespace fs = std::filesystem;
 
 std::vector<DetSample> read_det_labels(const std::vector<std::string>& label_files, const std::string& data_dir) {
   std::vector<DetSample> out;
-  for (const auto& file : label_files) {
-    std::ifstream in(file);
-    if (!in) throw IoError(fmt::format("{}: cannot open the label file", file));
-    std::string line;
-    for (int n = 1; std::getline(in, line); ++n) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.empty()) continue;
-      size_t tab = line.find('\t');
-      if (tab == std::string::npos || tab == 0)
-        throw ValueError(fmt::format("{}:{}: expected 'image_path<TAB>[{{\"transcription\": ..., \"points\": ...}}]'",
-                                     file, n));
-      DetSample sample{(fs::path(data_dir) / line.substr(0, tab)).string(), {}};
-      nlohmann::json regions = nlohmann::json::parse(line.substr(tab + 1), nullptr, false);
-      if (regions.is_discarded() || !regions.is_array())
-        throw ValueError(fmt::format("{}:{}: the label after the tab is not a JSON list", file, n));
-      for (size_t i = 0; i < regions.size(); ++i) {
-        const auto& r = regions[i];
-        auto bad = [&](const char* what) {
-          return ValueError(fmt::format("{}:{}: region {}: {}", file, n, i, what));
-        };
-        if (!r.is_object() || !r.contains("points") || !r["points"].is_array()) throw bad("expected {\"transcription\": ..., \"points\": [[x, y], ...]}");
-        DetPolygon poly;
-        if (r.contains("transcription") && r["transcription"].is_string()) poly.text = r["transcription"];
-        poly.ignore = poly.text == "###";
-        for (const auto& p : r["points"]) {
-          if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number()) throw bad("a point is not [x, y]");
-          poly.points.emplace_back(p[0].get<float>(), p[1].get<float>());
-        }
-        if (poly.points.size() < 3) throw bad("a region needs at least 3 points");
-        sample.polygons.push_back(std::move(poly));
+  read_label_lines(label_files, data_dir, "image_path<TAB>[{\"transcription\": ..., \"points\": [[x, y], ...]}]",
+                   [&](const LabelLine& l) {
+    DetSample sample{l.image, {}};
+    nlohmann::json regions = nlohmann::json::parse(l.label, nullptr, false);
+    if (regions.is_discarded() || !regions.is_array())
+      throw ValueError(fmt::format("{}:{}: the label after the tab is not a JSON list", l.file, l.line));
+    for (size_t i = 0; i < regions.size(); ++i) {
+      const auto& r = regions[i];
+      auto bad = [&](const char* what) { return ValueError(fmt::format("{}:{}: region {}: {}", l.file, l.line, i, what)); };
+      if (!r.is_object() || !r.contains("points") || !r["points"].is_array())
+        throw bad("expected {\"transcription\": ..., \"points\": [[x, y], ...]}");
+      DetPolygon poly;
+      if (r.contains("transcription") && r["transcription"].is_string()) poly.text = r["transcription"];
+      poly.ignore = poly.text == "###";
+      for (const auto& p : r["points"]) {
+        if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number()) throw bad("a point is not [x, y]");
+        poly.points.emplace_back(p[0].get<float>(), p[1].get<float>());
       }
-      out.push_back(std::move(sample));
+      if (poly.points.size() < 3) throw bad("a region needs at least 3 points");
+      sample.polygons.push_back(std::move(poly));
     }
-  }
+    out.push_back(std::move(sample));
+  });
   return out;
 }
 
@@ -228,9 +217,7 @@ Tensor to_tensor(const cv::Mat& m) {
 data::Example DetDataset::get(int64_t index, Generator& gen) const {
   SKIFF_CHECK_INDEX(index >= 0 && index < size(), "sample {} out of range [0, {})", index, size());
   const DetSample& sample = samples_[size_t(index)];
-  cv::Mat image = read_image(sample.image);
-  if (image.channels() == 1) cv::cvtColor(image, image, cv::COLOR_GRAY2BGR);
-  if (image.channels() == 4) cv::cvtColor(image, image, cv::COLOR_BGRA2BGR);
+  cv::Mat image = to_bgr8(read_image(sample.image));
   std::vector<DetPolygon> polys = sample.polygons;
 
   // IaaAugment: mirror, then rotate about the centre (text leaving the image is ignored).

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <mutex>
 
-#include <opencv2/imgproc.hpp>
 
 #include "framework/core/error.h"
 #include "framework/engine/predictor.h"
@@ -276,12 +275,7 @@ std::vector<DetSample> split_samples(const Recipe& r, const std::string& split) 
   return samples;
 }
 
-cv::Mat bgr_image(const std::string& path) {
-  cv::Mat image = read_image(path);
-  if (image.channels() == 1) cv::cvtColor(image, image, cv::COLOR_GRAY2BGR);
-  if (image.channels() == 4) cv::cvtColor(image, image, cv::COLOR_BGRA2BGR);
-  return image;
-}
+cv::Mat bgr_image(const std::string& path) { return to_bgr8(read_image(path)); }
 
 std::vector<TextBox> detect(DbNet& model, const cv::Mat& bgr, const DetPreprocessParams& pre, const DbParams& db) {
   return detect_text_boxes(bgr, pre, db, [&](const Tensor& x) {

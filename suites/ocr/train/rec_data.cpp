@@ -8,6 +8,7 @@
 #include "framework/core/error.h"
 #include "suites/ocr/pipeline.h"
 #include "suites/ocr/preprocess.h"
+#include "suites/ocr/train/label_file.h"
 
 namespace skiff::ocr {
 
@@ -15,19 +16,8 @@ namespace fs = std::filesystem;
 
 std::vector<RecSample> read_rec_labels(const std::vector<std::string>& label_files, const std::string& data_dir) {
   std::vector<RecSample> out;
-  for (const auto& file : label_files) {
-    std::ifstream in(file);
-    if (!in) throw IoError(fmt::format("{}: cannot open the label file", file));
-    std::string line;
-    for (int n = 1; std::getline(in, line); ++n) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.empty()) continue;
-      size_t tab = line.find('\t');
-      if (tab == std::string::npos || tab == 0)
-        throw ValueError(fmt::format("{}:{}: expected 'image_path<TAB>text', got '{}'", file, n, line));
-      out.push_back({(fs::path(data_dir) / line.substr(0, tab)).string(), line.substr(tab + 1)});
-    }
-  }
+  read_label_lines(label_files, data_dir, "image_path<TAB>text",
+                   [&](const LabelLine& l) { out.push_back({l.image, l.label}); });
   return out;
 }
 
@@ -121,9 +111,7 @@ cv::Mat augment(const cv::Mat& src, Generator& gen, double p) {
 
 data::Example RecDataset::get(int64_t index, Generator& gen) const {
   SKIFF_CHECK_INDEX(index >= 0 && index < size(), "sample {} out of range [0, {})", index, size());
-  cv::Mat image = read_image(samples_[size_t(index)].image);
-  if (image.channels() == 1) cv::cvtColor(image, image, cv::COLOR_GRAY2BGR);
-  if (image.channels() == 4) cv::cvtColor(image, image, cv::COLOR_BGRA2BGR);
+  cv::Mat image = to_bgr8(read_image(samples_[size_t(index)].image));
   if (options_.augment) image = augment(image, gen, options_.augment_prob);
 
   Tensor x = empty({3, options_.height, options_.width}, DType::Float32);
