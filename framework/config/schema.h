@@ -54,20 +54,22 @@ enum class Type {
 };
 
 /// One key of a section.
+// Every member has an initializer, so designated initializers may leave any out
+// (without one GCC's -Wextra warns for each omitted member).
 struct Key {
-  std::string name;
+  std::string name{};
   Type type = Type::Any;
-  std::string help;                  ///< one line, for `skiff config keys`
+  std::string help{};                    ///< one line of help
   bool required = false;
-  std::optional<double> min, max;    ///< numbers and integers (and their list entries)
-  std::vector<std::string> choices;  ///< String: the values allowed
-  std::string kind;                  ///< Component(s): the registry kind ("loss", "transform", ...)
-  std::shared_ptr<const Schema> schema;  ///< Map: the nested section's keys
+  std::optional<double> min{}, max{};    ///< numbers and integers (and their list entries)
+  std::vector<std::string> choices{};    ///< String: the values allowed
+  std::string kind{};                    ///< Component(s): the registry kind ("loss", "transform", ...)
+  std::shared_ptr<const Schema> schema{};  ///< Map: the nested section's keys
 };
 
 /// The keys of one section. `open` sections accept keys not listed (unchecked).
 struct Schema {
-  std::vector<Key> keys;
+  std::vector<Key> keys{};
   bool open = false;
   const Key* find(const std::string& name) const;
   std::vector<std::string> names() const;

@@ -76,7 +76,7 @@ struct TrainerOptions {
   /// Print nothing on stderr (files are still written).
   bool quiet = false;
   /// Extra strings stored in every checkpoint's metadata (e.g. the recipe).
-  std::map<std::string, std::string> metadata;
+  std::map<std::string, std::string> metadata{};
 };
 
 struct FitResult {

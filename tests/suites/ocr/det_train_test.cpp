@@ -218,7 +218,9 @@ TEST(DetRecipe, ShippedRecipeTrainsEvaluatesAndExports) {
   for (std::string l; std::getline(in, l);) {
     auto j = nlohmann::json::parse(l);
     if (j.contains("loss")) losses.push_back(j["loss"].get<double>());
-    if (j.contains("hmean")) EXPECT_TRUE(j.contains("precision") && j.contains("recall")) << l;
+    if (j.contains("hmean")) {
+      EXPECT_TRUE(j.contains("precision") && j.contains("recall")) << l;
+    }
   }
   ASSERT_GE(losses.size(), 6u) << ::testing::PrintToString(losses);
   auto mean3 = [](auto first) { return (first[0] + first[1] + first[2]) / 3; };
