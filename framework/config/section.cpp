@@ -17,9 +17,14 @@ Section::Section(YAML::Node node, std::string path, std::string file)
 }
 
 std::string Section::where(const std::string& key) const {
-  YAML::Node n = get(key);
-  int line = (n.IsDefined() ? n.Mark().line : node_.Mark().line) + 1;
   std::string p = path_.empty() ? key : path_ + "." + key;
+  // The key's own line; a key an -o override created has no line (-1).
+  for (const auto& kv : node_)
+    if (kv.first.as<std::string>() == key) {
+      int line = kv.first.Mark().line;
+      return line >= 0 ? fmt::format("{}:{}: {}", file_, line + 1, p) : fmt::format("{}: {} (set with -o)", file_, p);
+    }
+  int line = node_.Mark().line + 1;
   return line > 0 ? fmt::format("{}:{}: {}", file_, line, p) : fmt::format("{}: {}", file_, p);
 }
 

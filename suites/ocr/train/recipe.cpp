@@ -97,8 +97,15 @@ void load_trained_weights(nn::Module& model, const Recipe& r) {
 }
 
 void load_pretrained_weights(nn::Module& model, const Recipe& r) {
-  std::string pretrained = r.section("Global").text("pretrained_model", "");
-  if (!pretrained.empty()) train::load_weights(model, zoo::resolve_model_path(pretrained));
+  config::Section g = r.section("Global");
+  std::string pretrained = g.text("pretrained_model", "");
+  if (pretrained.empty()) return;
+  fs::path file = zoo::resolve_model_path(pretrained);
+  if (file.extension() == ".onnx")
+    throw ValueError(fmt::format("{}: '{}' is an ONNX model; {} starts from a weights file of its own architecture "
+                                 "(.safetensors, e.g. another run's best_model.safetensors)",
+                                 g.where("pretrained_model"), pretrained, r.section("Architecture").text("name")));
+  train::load_weights(model, file);
 }
 
 void record_recipe(const Recipe& r, train::TrainerOptions& o) {
