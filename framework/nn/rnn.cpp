@@ -49,6 +49,7 @@ RNNOutput RNNBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0, 
   };
   check_state(h0, "h0");
   check_state(c0, "c0");
+  SKIFF_CHECK_SHAPE(steps >= 1, "{}: expected at least one time step, got input {}", name, input.shape());
 
   std::vector<Tensor> h_final, c_final;
   Tensor layer_in = x;
@@ -60,26 +61,34 @@ RNNOutput RNNBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0, 
       Tensor b_ih = opt_.bias ? param("bias_ih_l" + s) : Tensor();
       Tensor b_hh = opt_.bias ? param("bias_hh_l" + s) : Tensor();
       int64_t idx = l * dirs + d;
-      Tensor h = h0.defined() ? select(h0, 0, idx) : zeros({batch, hs_}, x.dtype());
-      Tensor c = c0.defined() ? select(c0, 0, idx) : zeros({batch, hs_}, x.dtype());
-      // The input projection of every time step in one matmul; only the recurrent part is sequential.
-      Tensor xw = linear(layer_in, w_ih, b_ih);  // [T, B, G*H]
+      // An undefined state is the zero state. It is never materialized: with h = 0 the
+      // recurrent term is just its bias, and with c = 0 the forget term vanishes. The
+      // results are the same bit for bit, and no tensor of the batch's size is made from
+      // a size read in C++, so a traced RNN keeps a dynamic batch.
+      Tensor h = h0.defined() ? select(h0, 0, idx) : Tensor();
+      Tensor c = lstm && c0.defined() ? select(c0, 0, idx) : Tensor();
+      // The input projection of every time step in one matmul; only the recurrent part is
+      // sequential. It runs batch-first, so the rows it folds are [B * T] with the batch
+      // leading, which a trace with a dynamic batch can follow.
+      Tensor xw = linear(contiguous(transpose(layer_in, 0, 1)), w_ih, b_ih);  // [B, T, G*H]
       std::vector<Tensor> outs(static_cast<size_t>(steps));
       for (int64_t i = 0; i < steps; ++i) {
         int64_t t = d == 0 ? i : steps - 1 - i;
-        Tensor xt = select(xw, 0, t);
-        Tensor hw = linear(h, w_hh, b_hh);  // [B, G*H]
+        Tensor xt = select(xw, 1, t);
+        Tensor hw = h.defined() ? linear(h, w_hh, b_hh) : b_hh;  // [B, G*H], [G*H], or none
+        auto plus = [](const Tensor& a, const Tensor& b) { return b.defined() ? a + b : a; };
         if (lstm) {
-          Tensor g = xt + hw;
-          auto parts = chunk(g, 4, 1);
-          c = sigmoid(parts[1]) * c + sigmoid(parts[0]) * tanh(parts[2]);
+          auto parts = chunk(plus(xt, hw), 4, 1);
+          Tensor written = sigmoid(parts[0]) * tanh(parts[2]);
+          c = c.defined() ? sigmoid(parts[1]) * c + written : written;
           h = sigmoid(parts[3]) * tanh(c);
         } else {
-          auto xp = chunk(xt, 3, 1), hp = chunk(hw, 3, 1);
-          Tensor r = sigmoid(xp[0] + hp[0]);
-          Tensor z = sigmoid(xp[1] + hp[1]);
-          Tensor n = tanh(xp[2] + r * hp[2]);
-          h = (1.0 - z) * n + z * h;
+          auto xp = chunk(xt, 3, 1);
+          std::vector<Tensor> hp = hw.defined() ? chunk(hw, 3, hw.dim() - 1) : std::vector<Tensor>(3);
+          Tensor r = sigmoid(plus(xp[0], hp[0]));
+          Tensor z = sigmoid(plus(xp[1], hp[1]));
+          Tensor n = tanh(hp[2].defined() ? xp[2] + r * hp[2] : xp[2]);
+          h = h.defined() ? (1.0 - z) * n + z * h : (1.0 - z) * n;
         }
         outs[size_t(t)] = h;
       }

@@ -60,7 +60,7 @@ Tensor Crnn::logits(const Tensor& images) {
   }
   h = amax(h, {2}, false);               // height pooled to 1: [N, C, T]
   Tensor seq = (*rnn_)(permute(h, {2, 0, 1}));  // [T, N, 2 * hidden]
-  return permute((*head_)(seq), {1, 0, 2});     // [N, T, classes]
+  return (*head_)(permute(seq, {1, 0, 2}));     // [N, T, classes]
 }
 
 Tensor Crnn::forward(const Tensor& images) { return softmax(logits(images), -1); }
@@ -70,10 +70,9 @@ Tensor Crnn::log_probs(const Tensor& images) { return log_softmax(logits(images)
 graph::Graph Crnn::inference_graph(int height, int width) {
   bool was_training = is_training();
   eval();
-  // Batch 1: the tracer cannot yet carry a dynamic batch through the LSTM's
-  // reshapes, so the export takes one line per run (inference.yml says so).
   graph::Graph g = graph::trace(*this, {zeros({1, 3, height, width}, DType::Float32)},
-                                {.input_names = {"x"}, .output_names = {"softmax"}, .graph_name = "skiff_crnn"});
+                                {.dynamic_batch = true, .input_names = {"x"}, .output_names = {"softmax"},
+                                 .graph_name = "skiff_crnn"});
   train(was_training);
   return g;
 }

@@ -24,10 +24,8 @@ class RecModel : public nn::Module {
  public:
   /// Log-probabilities [N, T, C] for the CTC loss.
   virtual Tensor log_probs(const Tensor& images) = 0;
-  /// The inference graph: input "x" [batch, 3, height, width] -> probabilities [batch, T, C].
+  /// The inference graph: input "x" [batch, 3, height, width] (any batch) -> probabilities [batch, T, C].
   virtual graph::Graph inference_graph(int height, int width) = 0;
-  /// The batch size the inference graph takes (0: any).
-  virtual int inference_batch() const { return 0; }
   /// Number of classes C (blank included).
   virtual int64_t num_classes() const = 0;
 };
@@ -64,7 +62,7 @@ class Crnn : public RecModel {
   Tensor forward(const Tensor& images) override;
   Tensor log_probs(const Tensor& images) override;
   graph::Graph inference_graph(int height, int width) override;
-  int inference_batch() const override { return 1; }
+
   int64_t num_classes() const override { return options_.num_classes; }
 
  private:

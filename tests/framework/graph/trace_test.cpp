@@ -161,6 +161,17 @@ TEST(Trace, TransformerEncoderLayerRoundTripsWithDynamicBatch) {
   EXPECT_TRUE(g.is_initializer("self_attn.q_proj.weight"));
 }
 
+// Traced at batch 1 (the size-1 batch dim is the ambiguous case for reshapes), run at 1, 2 and 5.
+TEST(Trace, RecurrentLayersRoundTripWithDynamicBatch) {
+  manual_seed(8);
+  Generator gen(9);
+  nn::LSTM lstm(6, 5, nn::RNNOptions{.num_layers = 2, .batch_first = true, .bidirectional = true});
+  expect_round_trip(lstm, randn({1, 4, 6}, DType::Float32, &gen),
+                    {randn({2, 4, 6}, DType::Float32, &gen), randn({5, 4, 6}, DType::Float32, &gen)});
+  nn::GRU gru(6, 5, nn::RNNOptions{.num_layers = 2, .batch_first = true});
+  expect_round_trip(gru, randn({1, 4, 6}, DType::Float32, &gen), {randn({3, 4, 6}, DType::Float32, &gen)});
+}
+
 TEST(Trace, StaticBatchKeepsFixedShapes) {
   Mlp m;
   m.eval();

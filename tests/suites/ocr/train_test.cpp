@@ -167,6 +167,7 @@ TEST(RecRecipe, CrnnTrainsExportsAndResumes) {
   EXPECT_EQ(ic.height, 32);
   EXPECT_EQ(ic.width, 160);
   EXPECT_TRUE(ic.fixed_width);
+  EXPECT_EQ(ic.batch_size, 0);  // any batch: the traced LSTM keeps the batch dynamic
   EXPECT_EQ(ic.characters.size(), 73u);
 
   // Resume from the step-12 checkpoint with a longer run: continues at step 12.
