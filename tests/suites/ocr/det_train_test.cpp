@@ -34,6 +34,8 @@ fs::path scratch(const std::string& name) {
   return d;
 }
 
+double max_abs_diff(const Tensor& a, const Tensor& b) { return amax(abs(sub(a, b))).item<double>(); }
+
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
@@ -141,8 +143,7 @@ TEST(DetMetric, MatchesOneToOneAtIouHalfAndSkipsDontCare) {
 }
 
 TEST(DetLoss, PrefersTheRightMapsAndBackpropagates) {
-  fs::path d = scratch("loss");
-  // Targets of one image with one box, through the dataset so the maps are what training sees.
+  // The targets of one image with one box.
   DetTargets t = make_det_targets({rect(16, 16, 112, 48)}, 64, 128);
   auto as_tensor = [](const cv::Mat& m) {
     Tensor x = empty({1, m.rows, m.cols}, DType::Float32);
@@ -174,7 +175,6 @@ TEST(DetLoss, PrefersTheRightMapsAndBackpropagates) {
   // Wrong map size: a clear error.
   EXPECT_THROW(db_loss(maps_from(zeros({1, 1, 32, 128}, DType::Float32), zeros({1, 1, 32, 128}, DType::Float32)), batch),
                ShapeError);
-  fs::remove_all(d);
 }
 
 // Small synthetic pages with polygon labels.
@@ -183,6 +183,33 @@ fs::path pages(const fs::path& dir, int count, uint64_t seed) {
   o.width = 256, o.height = 192, o.min_lines = 2, o.max_lines = 4, o.min_font_px = 16, o.max_font_px = 28;
   write_synth_dataset(dir.string(), count, seed, o);
   return dir;
+}
+
+TEST(DetData, DatasetCropsKeepTextAndAreDeterministic) {
+  fs::path d = scratch("dataset");
+  pages(d, 3, 5);
+  auto samples = read_det_labels({(d / "det_gt.txt").string()}, d.string());
+  DetDataOptions o;
+  o.crop_h = 128, o.crop_w = 160, o.flip_prob = 0.5, o.max_rotation_deg = 3, o.min_scale = 0.5, o.max_scale = 0.8;
+  DetDataset set(samples, o);
+  ASSERT_EQ(set.size(), 3);
+  for (int64_t i = 0; i < set.size(); ++i) {
+    Generator a(11), b(11);
+    data::Example x = set.get(i, a), y = set.get(i, b);
+    EXPECT_EQ(x.at("image").shape(), (Shape{3, 128, 160}));
+    for (const char* k : {"shrink_map", "shrink_mask", "threshold_map", "threshold_mask"})
+      EXPECT_EQ(x.at(k).shape(), (Shape{128, 160})) << k;
+    EXPECT_EQ(max_abs_diff(x.at("image"), y.at("image")), 0.0);  // same generator state, same sample
+    EXPECT_GT(sum(x.at("shrink_map")).item<double>(), 0.0);      // a crop always holds text
+    EXPECT_GE(amin(x.at("threshold_map")).item<double>(), 0.3 - 1e-6);
+    EXPECT_LE(amax(x.at("threshold_map")).item<double>(), 0.7 + 1e-6);
+    // ImageNet normalization of 0..255 stays within about [-2.2, 2.7].
+    EXPECT_GE(amin(x.at("image")).item<double>(), -2.2);
+    EXPECT_LE(amax(x.at("image")).item<double>(), 2.7);
+  }
+  samples[1].image = (d / "gone.jpg").string();
+  EXPECT_THROW(DetDataset(samples, o), IoError);
+  fs::remove_all(d);
 }
 
 std::vector<std::string> det_overrides(const fs::path& d, const fs::path& out) {
