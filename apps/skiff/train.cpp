@@ -10,6 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/skiff/commands.h"
+#include "framework/data/image_io.h"
+#include "suites/ocr/draw_result.h"
+#include "suites/ocr/pipeline.h"
 #include "suites/ocr/train/det_recipe.h"
 #include "suites/ocr/train/rec_recipe.h"
 
@@ -91,13 +94,17 @@ void add_train_commands(CLI::App& app) {
     struct Options {
       RecipeArgs recipe;
       std::vector<std::string> images;
+      std::string save_path;
     };
     auto o = std::make_shared<Options>();
     auto* cmd = app.add_subcommand(
         "predict", "Run the trained model on images. Recognizers print image<TAB>text<TAB>score; detectors print "
                    "image<TAB>[{\"points\": [[x, y], ...], \"score\": s}, ...] (PaddleOCR's det result format)");
     add_recipe_args(cmd, o->recipe);
-    cmd->add_option("--image,images", o->images, "Text-line images (default: Global.infer_img)");
+    cmd->add_option("--image,images", o->images, "Images: text lines for recognizers, pages for detectors "
+                                                  "(default: Global.infer_img)");
+    cmd->add_option("--save_path,--save-path", o->save_path,
+                    "Detectors: also write <DIR>/det_res_<image name> with the boxes drawn");
     cmd->callback([o] {
       ocr::Recipe r = ocr::load_recipe(o->recipe.file, o->recipe.overrides);
       auto images = o->images;
@@ -111,9 +118,18 @@ void add_train_commands(CLI::App& app) {
             boxes.push_back({{"points", points}, {"score", std::round(b.score * 1e4) / 1e4}});
           }
           fmt::print("{}\t{}\n", p.image, boxes.dump());
+          if (!o->save_path.empty()) {
+            std::vector<std::array<cv::Point2f, 4>> quads;
+            for (const auto& b : p.boxes) quads.push_back(b.quad.pts);
+            std::filesystem::create_directories(o->save_path);
+            auto out = std::filesystem::path(o->save_path) / ("det_res_" + std::filesystem::path(p.image).filename().string());
+            data::write_image_file(out.string(), ocr::draw_det_result(ocr::read_image(p.image), quads));
+            fmt::print(stderr, "wrote {}\n", out.string());
+          }
         }
         return;
       }
+      if (!o->save_path.empty()) throw ValueError("predict: --save_path draws detection boxes; this is a recognition recipe");
       for (const auto& p : ocr::predict_recognizer(r, images)) fmt::print("{}\t{}\t{:.4f}\n", p.image, p.text, p.score);
     });
   }

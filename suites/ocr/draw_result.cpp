@@ -123,4 +123,25 @@ cv::Mat draw_ocr_result(const cv::Mat& image, const std::vector<std::array<cv::P
   return out;
 }
 
+cv::Mat draw_det_result(const cv::Mat& image, const std::vector<std::array<cv::Point2f, 4>>& quads) {
+  SKIFF_CHECK(!image.empty(), "draw_det_result: expected a non-empty image");
+  SKIFF_CHECK(image.type() == CV_8UC3 || image.type() == CV_8UC1 || image.type() == CV_8UC4,
+              "draw_det_result: expected a CV_8UC1/3/4 image, got type {}", image.type());
+  cv::Mat out;
+  if (image.type() == CV_8UC1)
+    cv::cvtColor(image, out, cv::COLOR_GRAY2BGR);
+  else if (image.type() == CV_8UC4)
+    cv::cvtColor(image, out, cv::COLOR_BGRA2BGR);
+  else
+    out = image.clone();
+  std::vector<std::vector<cv::Point>> outlines;
+  for (const auto& q : quads) {
+    std::vector<cv::Point> pts;
+    for (const auto& p : q) pts.emplace_back(int(std::lround(p.x)), int(std::lround(p.y)));
+    outlines.push_back(std::move(pts));
+  }
+  cv::polylines(out, outlines, true, cv::Scalar(0, 255, 255), 2);
+  return out;
+}
+
 }  // namespace skiff::ocr

@@ -34,4 +34,10 @@ cv::Mat draw_ocr_result(const cv::Mat& image, const std::vector<std::array<cv::P
                         const std::vector<std::string>& texts, const std::vector<float>& scores,
                         float drop_score = 0.5f);
 
+/// Draws detected boxes as PaddleOCR's draw_det_res does: each quad outlined in
+/// one colour (BGR 0, 255, 255), 2 px wide, on a copy of `image`.
+/// \param image  CV_8UC3 (BGR), CV_8UC1 or CV_8UC4 (converted to BGR).
+/// \throws ValueError if image is empty or of another type.
+cv::Mat draw_det_result(const cv::Mat& image, const std::vector<std::array<cv::Point2f, 4>>& quads);
+
 }  // namespace skiff::ocr

@@ -35,6 +35,9 @@ PAGE="data/det_synth/eval/img_00000.jpg"
 "$SKIFF" predict -c "$RECIPE" "${SMALL[@]}" --image "$PAGE" >predict.out 2>predict.err; rc=$?
 check "predict: exit 0" test "$rc" -eq 0
 check "predict: image<TAB>JSON boxes" grep -qP "^\Q$PAGE\E\t\[" predict.out
+"$SKIFF" predict -c "$RECIPE" "${SMALL[@]}" --image "$PAGE" --save_path vis >/dev/null 2>&1; rc=$?
+check "predict --save_path: exit 0" test "$rc" -eq 0
+check "predict --save_path: a JPEG with the boxes" bash -c "head -c 3 vis/det_res_img_00000.jpg | od -An -tx1 | grep -q 'ff d8 ff'"
 
 "$SKIFF" export -c "$RECIPE" "${SMALL[@]}" --output exported >export.out 2>export.err; rc=$?
 check "export: exit 0" test "$rc" -eq 0

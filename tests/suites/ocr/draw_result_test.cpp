@@ -106,5 +106,18 @@ TEST(DrawResultTest, RejectsMismatchedInputs) {
   EXPECT_EQ(draw_ocr_result(img, {}, {}, {}).size(), cv::Size(100, 50));
 }
 
+TEST(DrawResultTest, DetectionBoxesAreOutlined) {
+  cv::Mat gray(60, 100, CV_8UC1, cv::Scalar(200));
+  std::vector<std::array<cv::Point2f, 4>> quads{{{{10, 10}, {90, 10}, {90, 50}, {10, 50}}}};
+  cv::Mat out = draw_det_result(gray, quads);
+  ASSERT_EQ(out.type(), CV_8UC3);
+  ASSERT_EQ(out.size(), gray.size());
+  EXPECT_EQ(out.at<cv::Vec3b>(10, 50), cv::Vec3b(0, 255, 255));  // on the top edge
+  EXPECT_EQ(out.at<cv::Vec3b>(30, 90), cv::Vec3b(0, 255, 255));  // on the right edge
+  EXPECT_EQ(out.at<cv::Vec3b>(30, 50), cv::Vec3b(200, 200, 200));  // inside: untouched
+  EXPECT_EQ(gray.at<uint8_t>(10, 50), 200);                      // the input is not drawn on
+  EXPECT_THROW(draw_det_result(cv::Mat(), quads), ValueError);
+}
+
 }  // namespace
 }  // namespace skiff::ocr
