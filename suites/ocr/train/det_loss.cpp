@@ -38,18 +38,23 @@ DbLossParts db_loss(const DbMaps& maps, const data::Example& batch, const DbLoss
                         maps.shrink.size(0) == gt.size(0) && maps.shrink.size(2) == gt.size(1) &&
                         maps.shrink.size(3) == gt.size(2),
                     "DB loss: the model gives {} but the targets are {}", maps.shrink.shape(), gt.shape());
-  Tensor logits = squeeze(maps.shrink_logits, 1), threshold = squeeze(maps.threshold, 1), binary = squeeze(maps.binary, 1);
+  Tensor shrink_p = squeeze(maps.shrink, 1), binary = squeeze(maps.binary, 1);
 
   // Balanced cross-entropy with hard negative mining.
   Tensor positive = mul(gt, mask), negative = mul(sub(1.0, gt), mask);
   const double positives = sum(positive).item<double>();
   const auto negatives = int64_t(std::min(sum(negative).item<double>(), positives * o.negative_ratio));
-  Tensor bce = binary_cross_entropy_with_logits(logits, gt, {}, {}, Reduction::None);
+  Tensor bce = maps.shrink_logits.defined()
+                   ? binary_cross_entropy_with_logits(squeeze(maps.shrink_logits, 1), gt, {}, {}, Reduction::None)
+                   : binary_cross_entropy(clamp(shrink_p, 0.0, 1.0), gt, {}, Reduction::None);
   double cut = hard_negative_threshold(bce, negative, negatives);
   Tensor hard = mul(negative, to(ge(detach(bce), cut), DType::Float32));
   Tensor shrink = div(add(sum(mul(bce, positive)), sum(mul(bce, hard))), positives + double(negatives) + o.eps);
 
-  Tensor l1 = div(sum(mul(abs(sub(threshold, thresh_gt)), thresh_mask)), add(sum(thresh_mask), o.eps));
+  // A model without a threshold branch (an exported detector) trains P alone.
+  Tensor l1 = maps.threshold.defined()
+                  ? div(sum(mul(abs(sub(squeeze(maps.threshold, 1), thresh_gt)), thresh_mask)), add(sum(thresh_mask), o.eps))
+                  : zeros({}, DType::Float32);
 
   Tensor inter = sum(mul(mul(binary, gt), mask));
   Tensor uni = add(add(sum(mul(binary, mask)), sum(mul(gt, mask))), o.eps);

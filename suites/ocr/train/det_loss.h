@@ -6,6 +6,8 @@
 ///     negatives with the largest loss), within shrink_mask;
 ///   - L_threshold: mean |T - threshold_map| over threshold_mask (MaskL1Loss);
 ///   - L_binary: dice loss of the binary map against shrink_map within shrink_mask.
+/// A model that gives P only (no logits, no threshold map) gets the cross-entropy
+/// on P and no L_threshold.
 #include <map>
 #include <string>
 

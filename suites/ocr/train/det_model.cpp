@@ -1,6 +1,7 @@
 #include "suites/ocr/train/det_model.h"
 
 #include "framework/core/error.h"
+#include "framework/graph/onnx_import.h"
 #include "framework/graph/trace.h"
 #include "framework/ops/ops.h"
 
@@ -20,7 +21,7 @@ std::shared_ptr<nn::Sequential> conv_bn_relu(int64_t in, int64_t out, int64_t ke
 }
 
 Tensor upsample(const Tensor& x, double factor) {
-  return interpolate(x, InterpolateOptions{.scale_factor = {factor}, .mode = "nearest"});
+  return interpolate(x, InterpolateOptions{.size = {}, .scale_factor = {factor}, .mode = "nearest"});
 }
 
 }  // namespace
@@ -65,6 +66,30 @@ class DbNet::Branch : public nn::Module {
   std::shared_ptr<nn::Sequential> reduce_, up1_;
   std::shared_ptr<nn::Conv2d> up2_;
 };
+
+ImportedDetector::ImportedDetector(const std::string& onnx_path) {
+  graph::Graph g = graph::import_onnx(onnx_path);
+  SKIFF_CHECK(g.inputs.size() == 1 && g.outputs.size() == 1,
+              "{}: a text detector has one input and one output, this graph has {} and {}", onnx_path, g.inputs.size(),
+              g.outputs.size());
+  graph_ = register_module("graph", std::make_shared<graph::GraphModule>(std::move(g)));
+  NoGradGuard no_grad;
+  Tensor probe = graph_->forward(zeros({1, 3, 64, 64}, DType::Float32));
+  SKIFF_CHECK_SHAPE(probe.dim() == 4 && probe.size(1) == 1 && probe.size(2) == 64 && probe.size(3) == 64,
+                    "{}: expected a probability map [N, 1, H, W] of the input's size, got {} for [1, 3, 64, 64]",
+                    onnx_path, probe.shape());
+}
+
+Tensor ImportedDetector::forward(const Tensor& images) { return graph_->forward(images); }
+
+DbMaps ImportedDetector::maps(const Tensor& images) {
+  DbMaps m;
+  m.shrink = graph_->forward(images);
+  m.binary = m.shrink;
+  return m;
+}
+
+graph::Graph ImportedDetector::inference_graph(int, int) { return graph_->to_graph(); }
 
 DbNet::DbNet(DbNetOptions options) : options_(std::move(options)) {
   const auto& c = options_.backbone_channels;

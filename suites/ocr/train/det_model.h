@@ -13,10 +13,12 @@
 /// approximate binary map B = sigmoid(k (P - T)). Inference returns P
 /// [N, 1, H, W] only, as PaddleOCR's exported detectors do, so the export runs
 /// through the OCR pipeline's DB post-processing unchanged. H and W must be
-/// multiples of 32.
+/// multiples of 32. ImportedDetector wraps an exported detector (the zoo's
+/// PP-OCRv4) for fine-tuning instead.
 #include <memory>
 #include <vector>
 
+#include "framework/graph/graph_module.h"
 #include "framework/graph/ir.h"
 #include "framework/nn/nn.h"
 
@@ -30,25 +32,51 @@ struct DbNetOptions {
 
 /// The maps of one forward pass, each [N, 1, H, W].
 struct DbMaps {
-  Tensor shrink_logits;  ///< logit of P (for a stable cross-entropy)
-  Tensor shrink;         ///< P = sigmoid(shrink_logits)
-  Tensor threshold;      ///< T
-  Tensor binary;         ///< B = sigmoid(k (P - T))
+  Tensor shrink_logits;  ///< logit of P (for a stable cross-entropy); undefined when the model gives P only
+  Tensor shrink;         ///< P
+  Tensor threshold;      ///< T; undefined for a model without a threshold branch
+  Tensor binary;         ///< B = sigmoid(k (P - T)), or P itself without a threshold branch
 };
 
-class DbNet : public nn::Module {
+/// A trainable text detector: P at inference, the DB maps for training.
+class DetModel : public nn::Module {
+ public:
+  /// P [N, 1, H, W] (inference).
+  Tensor forward(const Tensor& images) override = 0;
+  /// The maps the DB loss needs (training).
+  virtual DbMaps maps(const Tensor& images) = 0;
+  /// The inference graph: input [batch, 3, height, width] (all three dynamic)
+  /// -> P [batch, 1, height, width]. `height` x `width` is an example size.
+  virtual graph::Graph inference_graph(int height, int width) = 0;
+};
+
+/// An ONNX text detector (the PP-OCRv4 detector from the zoo) as a trainable
+/// graph::GraphModule. Exported detectors keep only the probability branch, so
+/// fine-tuning trains P alone: the loss's threshold term is left out and its
+/// dice term is taken on P.
+class ImportedDetector : public DetModel {
+ public:
+  /// `onnx_path`: a detector with one input [N, 3, H, W] and one output P [N, 1, H, W].
+  /// \throws IoError / ValueError for a missing or malformed file.
+  explicit ImportedDetector(const std::string& onnx_path);
+  std::string type_name() const override { return "ImportedDetector"; }
+  Tensor forward(const Tensor& images) override;
+  DbMaps maps(const Tensor& images) override;
+  graph::Graph inference_graph(int height, int width) override;
+
+ private:
+  std::shared_ptr<graph::GraphModule> graph_;
+};
+
+class DbNet : public DetModel {
  public:
   /// \throws ValueError for channel counts that are not 5 positive numbers, or
   /// fpn_channels not a positive multiple of 4.
   explicit DbNet(DbNetOptions options);
   std::string type_name() const override { return "DbNet"; }
-  /// P [N, 1, H, W] (inference).
   Tensor forward(const Tensor& images) override;
-  /// Every map (training).
-  DbMaps maps(const Tensor& images);
-  /// The inference graph: input "x" [batch, 3, height, width] (all three dynamic)
-  /// -> P [batch, 1, height, width]. `height` x `width` is the traced example size.
-  graph::Graph inference_graph(int height, int width);
+  DbMaps maps(const Tensor& images) override;
+  graph::Graph inference_graph(int height, int width) override;
 
   const DbNetOptions& options() const { return options_; }
 

@@ -10,6 +10,7 @@
 #include "framework/graph/onnx_export.h"
 #include "framework/ops/ops.h"
 #include "framework/train/recipe.h"
+#include "framework/zoo/zoo.h"
 #include "suites/ocr/det_inference_config.h"
 #include "suites/ocr/pipeline.h"
 #include "suites/ocr/train/det_data.h"
@@ -27,7 +28,7 @@ using config::Type;
 
 namespace {
 
-using ArchitectureFactory = config::Factory<std::unique_ptr<DbNet>>;
+using ArchitectureFactory = config::Factory<std::unique_ptr<DetModel>, const Section&>;
 
 Key unit_key(std::string name, std::string help) {
   return Key{.name = std::move(name), .type = Type::Number, .help = std::move(help), .min = 0, .max = 1};
@@ -52,7 +53,7 @@ const ArchitectureFactory& architectures() {
                   Key{.name = "Backbone", .type = Type::Component, .required = true, .kind = "det backbone"},
                   Key{.name = "Neck", .type = Type::Component, .required = true, .kind = "det neck"},
                   Key{.name = "Head", .type = Type::Component, .required = true, .kind = "det head"}}},
-          [](const Section& s) {
+          [](const Section& s, const Section&) -> std::unique_ptr<DetModel> {
             if (s.has("Transform"))
               throw ValueError(fmt::format("{}: DB has no Transform stage; leave it empty", s.where("Transform")));
             DbNetOptions o;
@@ -67,6 +68,18 @@ const ArchitectureFactory& architectures() {
               throw ValueError(fmt::format("{}: must be a multiple of 4, got {}", neck.where("out_channels"), o.fpn_channels));
             o.k = s.section("Head").number("k", o.k);
             return std::make_unique<DbNet>(o);
+          });
+    f.add("ImportedGraph", "the ONNX detector named by Global.pretrained_model (e.g. ppocr-v4-det), trained as a "
+                           "graph module (its probability branch)",
+          Schema{{Key{.name = "model_type", .type = Type::String, .help = "det (text detection)", .required = true,
+                      .choices = {"det"}},
+                  Key{.name = "algorithm", .type = Type::String, .help = "a label for the run (DB)"}}},
+          [](const Section&, const Section& global) -> std::unique_ptr<DetModel> {
+            if (!global.has("pretrained_model"))
+              throw ValueError(fmt::format("{}: ImportedGraph needs Global.pretrained_model (a zoo name such as "
+                                           "ppocr-v4-det or an .onnx file)",
+                                           global.where("pretrained_model")));
+            return std::make_unique<ImportedDetector>(zoo::resolve_model_path(global.text("pretrained_model")).string());
           });
 
     table.add({"det loss", "DBLoss", "balanced cross-entropy + masked L1 + dice (alpha, beta)",
@@ -277,14 +290,14 @@ std::vector<DetSample> split_samples(const Recipe& r, const std::string& split) 
 
 cv::Mat bgr_image(const std::string& path) { return to_bgr8(read_image(path)); }
 
-std::vector<TextBox> detect(DbNet& model, const cv::Mat& bgr, const DetPreprocessParams& pre, const DbParams& db) {
+std::vector<TextBox> detect(DetModel& model, const cv::Mat& bgr, const DetPreprocessParams& pre, const DbParams& db) {
   return detect_text_boxes(bgr, pre, db, [&](const Tensor& x) {
     NoGradGuard no_grad;
     return model.forward(x);
   });
 }
 
-DetMetricResult run_eval(DbNet& model, const std::vector<DetSample>& samples, const DetPreprocessParams& pre,
+DetMetricResult run_eval(DetModel& model, const std::vector<DetSample>& samples, const DetPreprocessParams& pre,
                          const DbParams& db) {
   bool was_training = model.is_training();
   model.eval();
@@ -305,22 +318,26 @@ std::map<std::string, double> metric_map(const DetMetricResult& m) {
 
 class DetTask : public train::TrainTask {
  public:
-  DetTask(DbNet& model, std::vector<DetSample> eval, DetPreprocessParams pre, DbParams db, DbLossOptions loss)
+  DetTask(DetModel& model, std::vector<DetSample> eval, DetPreprocessParams pre, DbParams db, DbLossOptions loss)
       : model_(model), eval_(std::move(eval)), pre_(pre), db_(db), loss_(loss) {}
   nn::Module& model() override { return model_; }
   Tensor loss(const data::Example& b) override { return db_loss(model_.maps(b.at("image")), b, loss_).total; }
   std::map<std::string, double> evaluate() override { return metric_map(run_eval(model_, eval_, pre_, db_)); }
 
  private:
-  DbNet& model_;
+  DetModel& model_;
   std::vector<DetSample> eval_;
   DetPreprocessParams pre_;
   DbParams db_;
   DbLossOptions loss_;
 };
 
-std::unique_ptr<DbNet> trained_model(const Recipe& r) {
-  auto model = architectures().make(r.section("Architecture"));
+std::unique_ptr<DetModel> make_model(const Recipe& r) {
+  return architectures().make(r.section("Architecture"), r.section("Global"));
+}
+
+std::unique_ptr<DetModel> trained_model(const Recipe& r) {
+  auto model = make_model(r);
   load_trained_weights(*model, r);
   return model;
 }
@@ -353,8 +370,9 @@ void check_det_recipe(const Recipe& r) {
 train::FitResult train_detector(const Recipe& r, const std::optional<fs::path>& resume, bool quiet) {
   Section global = r.section("Global");
   train::seed_run(global);
-  auto model = architectures().make(r.section("Architecture"));
-  load_pretrained_weights(*model, r);
+  auto model = make_model(r);
+  // A weights file on top of the architecture (ImportedGraph already holds the pretrained weights).
+  if (r.section("Architecture").text("name") != "ImportedGraph") load_pretrained_weights(*model, r);
 
   DetDataOptions data = train_data_options(r);
   DetPreprocessParams pre = eval_preprocess(r);

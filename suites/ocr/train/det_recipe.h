@@ -4,7 +4,8 @@
 /// layout: what they may contain, and train / eval / predict / export.
 ///
 /// Components registered here (see docs/training.md for every key):
-///   det architecture  DB (Backbone MiniResNet, Neck DBFPN, Head DBHead)
+///   det architecture  DB (Backbone MiniResNet, Neck DBFPN, Head DBHead), ImportedGraph
+///                     (the ONNX detector of Global.pretrained_model, e.g. ppocr-v4-det)
 ///   det loss          DBLoss           det metric      DetMetric (precision, recall, hmean)
 ///   det postprocess   DBPostProcess    det dataset     SimpleDataSet
 ///   det transform     DecodeImage, DetLabelEncode, IaaAugment, EastRandomCropData,

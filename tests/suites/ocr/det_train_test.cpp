@@ -284,6 +284,30 @@ TEST(DetRecipe, ShippedRecipeTrainsEvaluatesAndExports) {
   fs::remove_all(d);
 }
 
+// The zoo's PP-OCRv4 detector as a trainable graph (pulls it from the zoo on first use).
+TEST(DetRecipeNetwork, TheZooDetectorEvaluatesTrainsAndExports) {
+  fs::path d = scratch("zoo");
+  pages(d / "train", 4, 3);
+  pages(d / "eval", 3, 4);
+  std::string recipe = (fs::path(SKIFF_SOURCE_DIR) / "configs/ocr/det_db_synth.yml").string();
+  auto o = det_overrides(d, d / "out");
+  o.insert(o.end(), {"Architecture={name: ImportedGraph, model_type: det}", "Global.pretrained_model=ppocr-v4-det",
+                     "Global.max_steps=2", "Global.eval_batch_step=[0, 2]", "Optimizer.lr.learning_rate=0.00002"});
+  Recipe r = load_recipe(recipe, o);
+  auto before = evaluate_recipe(r);
+  EXPECT_GE(before.at("hmean"), 0.9);  // clean synthetic pages are easy for it
+  train::FitResult res = train_recipe(r, std::nullopt, true);
+  EXPECT_EQ(res.steps, 2);
+  EXPECT_TRUE(std::isfinite(res.last_loss));
+  EXPECT_LT(export_recipe(r, d / "export"), 1e-4);
+  // Without Global.pretrained_model there is nothing to import.
+  auto no_model = o;
+  no_model.push_back("Global.pretrained_model=");
+  EXPECT_NE(error_of([&] { train_recipe(load_recipe(recipe, no_model), std::nullopt, true); }).find("ImportedGraph needs"),
+            std::string::npos);
+  fs::remove_all(d);
+}
+
 TEST(DetRecipe, BadRecipesNameTheKey) {
   std::string recipe = (fs::path(SKIFF_SOURCE_DIR) / "configs/ocr/det_db_synth.yml").string();
   auto error = [&](std::vector<std::string> o) {
