@@ -46,7 +46,9 @@ DbLossParts db_loss(const DbMaps& maps, const data::Example& batch, const DbLoss
   const auto negatives = int64_t(std::min(sum(negative).item<double>(), positives * o.negative_ratio));
   Tensor bce = maps.shrink_logits.defined()
                    ? binary_cross_entropy_with_logits(squeeze(maps.shrink_logits, 1), gt, {}, {}, Reduction::None)
-                   : binary_cross_entropy(clamp(shrink_p, 0.0, 1.0), gt, {}, Reduction::None);
+                   // P saturates to exactly 0 or 1 in float32; clamped, a confident wrong pixel costs
+                   // about 14, not the 100 of a clamped log(0), and does not swamp the hard negatives.
+                   : binary_cross_entropy(clamp(shrink_p, 1e-6, 1.0 - 1e-6), gt, {}, Reduction::None);
   double cut = hard_negative_threshold(bce, negative, negatives);
   Tensor hard = mul(negative, to(ge(detach(bce), cut), DType::Float32));
   Tensor shrink = div(add(sum(mul(bce, positive)), sum(mul(bce, hard))), positives + double(negatives) + o.eps);
