@@ -12,19 +12,27 @@ namespace skiff::ocr {
 
 namespace {
 
-// The smallest loss among the `count` largest negative-pixel losses (their selection
-// threshold); +inf when there is none to take.
-double hard_negative_threshold(const Tensor& loss, const Tensor& negative, int64_t count) {
-  if (count <= 0) return std::numeric_limits<double>::infinity();
+// Which negative pixels the hard-negative term takes: those whose loss exceeds `cut`,
+// plus those equal to it at weight `tie_weight`, so exactly `count` pixels count
+// even when losses tie (a saturated P gives many equal values).
+struct HardNegatives {
+  double cut = std::numeric_limits<double>::infinity();
+  double tie_weight = 0;
+};
+
+HardNegatives hard_negatives(const Tensor& loss, const Tensor& negative, int64_t count) {
   Tensor l = contiguous(detach(loss)), n = contiguous(negative);
   std::vector<float> values;
   values.reserve(size_t(l.numel()));
   for (int64_t i = 0; i < l.numel(); ++i)
     if (n.data<float>()[i] > 0) values.push_back(l.data<float>()[i]);
   count = std::min<int64_t>(count, int64_t(values.size()));
-  if (count == 0) return std::numeric_limits<double>::infinity();
+  if (count <= 0) return {};
   std::nth_element(values.begin(), values.begin() + (count - 1), values.end(), std::greater<float>());
-  return values[size_t(count - 1)];
+  const float cut = values[size_t(count - 1)];
+  int64_t above = 0, equal = 0;
+  for (float v : values) above += v > cut, equal += v == cut;
+  return {cut, double(count - above) / double(equal)};
 }
 
 }  // namespace
@@ -49,8 +57,9 @@ DbLossParts db_loss(const DbMaps& maps, const data::Example& batch, const DbLoss
                    // P saturates to exactly 0 or 1 in float32; clamped, a confident wrong pixel costs
                    // about 14, not the 100 of a clamped log(0), and does not swamp the hard negatives.
                    : binary_cross_entropy(clamp(shrink_p, 1e-6, 1.0 - 1e-6), gt, {}, Reduction::None);
-  double cut = hard_negative_threshold(bce, negative, negatives);
-  Tensor hard = mul(negative, to(ge(detach(bce), cut), DType::Float32));
+  HardNegatives pick = hard_negatives(bce, negative, negatives);
+  Tensor hard = mul(negative, add(to(skiff::gt(detach(bce), pick.cut), DType::Float32),
+                                  mul(to(eq(detach(bce), pick.cut), DType::Float32), pick.tie_weight)));
   Tensor shrink = div(add(sum(mul(bce, positive)), sum(mul(bce, hard))), positives + double(negatives) + o.eps);
 
   // A model without a threshold branch (an exported detector) trains P alone.

@@ -172,6 +172,16 @@ TEST(DetLoss, PrefersTheRightMapsAndBackpropagates) {
   backward(p.total);
   ASSERT_TRUE(logits.grad().defined());
   EXPECT_GT(amax(abs(logits.grad())).item<double>(), 0.0);
+  // A model giving P only (an exported detector): no threshold term, and a saturated
+  // P of exactly 0 or 1 costs a bounded amount per pixel.
+  DbMaps exact{{}, gt, {}, gt};
+  DbLossParts p_only = db_loss(exact, batch);
+  EXPECT_EQ(p_only.threshold, 0.0);
+  EXPECT_LT(p_only.total.item<double>(), 1e-3);
+  Tensor inverted = sub(1.0, gt);
+  DbLossParts wrong = db_loss(DbMaps{{}, inverted, {}, inverted}, batch);
+  EXPECT_GT(wrong.shrink, 10.0);
+  EXPECT_LT(wrong.shrink, 14.0);  // -log(1e-6) = 13.8, not the 100 of a clamped log(0)
   // Wrong map size: a clear error.
   EXPECT_THROW(db_loss(maps_from(zeros({1, 1, 32, 128}, DType::Float32), zeros({1, 1, 32, 128}, DType::Float32)), batch),
                ShapeError);
