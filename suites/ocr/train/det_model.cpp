@@ -1,9 +1,9 @@
 #include "suites/ocr/train/det_model.h"
 
 #include "framework/core/error.h"
-#include "framework/graph/onnx_import.h"
 #include "framework/graph/trace.h"
 #include "framework/ops/ops.h"
+#include "suites/ocr/train/imported_graph.h"
 
 namespace skiff::ocr {
 
@@ -68,11 +68,7 @@ class DbNet::Branch : public nn::Module {
 };
 
 ImportedDetector::ImportedDetector(const std::string& onnx_path) {
-  graph::Graph g = graph::import_onnx(onnx_path);
-  SKIFF_CHECK(g.inputs.size() == 1 && g.outputs.size() == 1,
-              "{}: a text detector has one input and one output, this graph has {} and {}", onnx_path, g.inputs.size(),
-              g.outputs.size());
-  graph_ = register_module("graph", std::make_shared<graph::GraphModule>(std::move(g)));
+  graph_ = register_module("graph", import_trainable_graph(onnx_path, "text detector"));
   NoGradGuard no_grad;
   Tensor probe = graph_->forward(zeros({1, 3, 64, 64}, DType::Float32));
   SKIFF_CHECK_SHAPE(probe.dim() == 4 && probe.size(1) == 1 && probe.size(2) == 64 && probe.size(3) == 64,

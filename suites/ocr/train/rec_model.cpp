@@ -1,18 +1,14 @@
 #include "suites/ocr/train/rec_model.h"
 
 #include "framework/core/error.h"
-#include "framework/graph/onnx_import.h"
+#include "suites/ocr/train/imported_graph.h"
 #include "framework/graph/trace.h"
 #include "framework/ops/ops.h"
 
 namespace skiff::ocr {
 
 ImportedRecognizer::ImportedRecognizer(const std::string& onnx_path) {
-  graph::Graph g = graph::import_onnx(onnx_path);
-  SKIFF_CHECK(g.inputs.size() == 1 && g.outputs.size() == 1,
-              "{}: a recognizer has one input and one output, this graph has {} and {}", onnx_path, g.inputs.size(),
-              g.outputs.size());
-  graph_ = register_module("graph", std::make_shared<graph::GraphModule>(std::move(g)));
+  graph_ = register_module("graph", import_trainable_graph(onnx_path, "recognizer"));
   // The class count: run a tiny input once rather than trusting declared output shapes.
   NoGradGuard no_grad;
   Tensor probe = graph_->forward(zeros({1, 3, 48, 64}, DType::Float32));

@@ -109,11 +109,13 @@ TEST(RecRecipe, BadRecipesNameTheKey) {
   EXPECT_NE(error({"Optimizer.name=Adamm"}).find("did you mean 'Adam'?"), std::string::npos);
   std::string missing;
   try {
-    load_recipe(crnn, {});  // the data directories do not exist here
+    load_recipe(crnn, {"Global.character_dict_path=" + (fs::path(SKIFF_SOURCE_DIR) / "configs/ocr/data/en_dict.txt").string(),
+                       "Train.dataset.data_dir=/nonexistent/skiff/rec_en"});
   } catch (const ValueError& e) {
     missing = e.what();
   }
-  EXPECT_NE(missing.find("does not exist"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("Train.dataset.data_dir: file '/nonexistent/skiff/rec_en' does not exist"), std::string::npos)
+      << missing;
 }
 
 // A small data set of short English lines, rendered once per test binary run.
