@@ -1,6 +1,9 @@
 #include "suites/ocr/det_inference_config.h"
 
+#include <charconv>
+#include <cmath>
 #include <string>
+#include <string_view>
 
 #include <yaml-cpp/yaml.h>
 
@@ -51,6 +54,71 @@ void write_det_inference_config(const fs::path& path, const DetInferenceConfig& 
   io::write_file_atomic(path, config::to_yaml(root));
 }
 
+namespace {
+
+double parse_scale(const config::Section& s, double fallback) {
+  if (!s.has("scale")) return fallback;
+  std::string text = s.text("scale");
+  auto number = [&](std::string_view t) {
+    double v = 0;
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v))
+      throw ValueError(fmt::format("{}: expected a number or a fraction such as 1./255., got '{}'", s.where("scale"), text));
+    return v;
+  };
+  size_t slash = text.find('/');
+  double v = slash == std::string::npos ? number(text) : number(std::string_view(text).substr(0, slash)) /
+                                                            number(std::string_view(text).substr(slash + 1));
+  if (!(v > 0) || !std::isfinite(v)) throw ValueError(fmt::format("{}: must be positive, got '{}'", s.where("scale"), text));
+  return v;
+}
+
+}  // namespace
+
+void read_det_resize(const config::Section& s, DetPreprocessParams& p) {
+  std::string type = s.text("limit_type", "max");
+  if (type != "max" && type != "min")
+    throw ValueError(fmt::format("{}: limit_type must be max or min, got '{}'", s.where("limit_type"), type));
+  if (s.has("resize_long")) {
+    p.limit_side_len = int(s.integer("resize_long", std::nullopt, 1));
+    p.limit_type = LimitType::Max;
+  } else {
+    p.limit_side_len = int(s.integer("limit_side_len", p.limit_side_len, 1));
+    p.limit_type = type == "max" ? LimitType::Max : LimitType::Min;
+  }
+}
+
+void read_normalize_image(const config::Section& s, DetPreprocessParams& p) {
+  p.scale = float(parse_scale(s, p.scale));
+  auto mean = s.numbers("mean", std::vector<double>(p.mean.begin(), p.mean.end()));
+  auto std = s.numbers("std", std::vector<double>(p.std.begin(), p.std.end()));
+  if (mean.size() != 3) throw ValueError(fmt::format("{}: needs three values", s.where("mean")));
+  if (std.size() != 3) throw ValueError(fmt::format("{}: needs three values", s.where("std")));
+  for (size_t i = 0; i < 3; ++i) {
+    if (std[i] == 0) throw ValueError(fmt::format("{}: std must not be 0", s.where("std")));
+    p.mean[i] = float(mean[i]), p.std[i] = float(std[i]);
+  }
+}
+
+DbParams read_db_postprocess(const config::Section& s) {
+  DbParams db;
+  auto unit = [&](const char* key, float fallback) {
+    double v = s.number(key, fallback);
+    if (v < 0 || v > 1) throw ValueError(fmt::format("{}: must be in [0, 1], got {}", s.where(key), v));
+    return float(v);
+  };
+  db.thresh = unit("thresh", db.thresh);
+  db.box_thresh = unit("box_thresh", db.box_thresh);
+  db.max_candidates = int(s.integer("max_candidates", db.max_candidates, 1));
+  db.unclip_ratio = float(s.positive("unclip_ratio", db.unclip_ratio));
+  db.use_dilation = s.boolean("use_dilation", db.use_dilation);
+  std::string mode = s.text("score_mode", "fast");
+  if (mode != "fast" && mode != "slow")
+    throw ValueError(fmt::format("{}: score_mode must be fast or slow, got '{}'", s.where("score_mode"), mode));
+  db.score_mode = mode == "fast" ? DbParams::Fast : DbParams::Slow;
+  return db;
+}
+
 DetInferenceConfig read_det_inference_config(const fs::path& path) {
   YAML::Node root = config::load_config(path.string());
   config::Section top(root, "", path.string());
@@ -60,39 +128,10 @@ DetInferenceConfig read_det_inference_config(const fs::path& path) {
   std::string name = post.text("name");
   if (name != "DBPostProcess")
     throw ValueError(fmt::format("{}: post-processing '{}' is not a text detector's (DBPostProcess)", post.where("name"), name));
-  auto unit = [&](const char* key, float fallback) {
-    double v = post.number(key, fallback);
-    if (v < 0 || v > 1) throw ValueError(fmt::format("{}: must be in [0, 1], got {}", post.where(key), v));
-    return float(v);
-  };
-  c.db.thresh = unit("thresh", c.db.thresh);
-  c.db.box_thresh = unit("box_thresh", c.db.box_thresh);
-  c.db.max_candidates = int(post.integer("max_candidates", c.db.max_candidates, 1));
-  c.db.unclip_ratio = float(post.positive("unclip_ratio", c.db.unclip_ratio));
-  c.db.use_dilation = post.boolean("use_dilation", c.db.use_dilation);
-  std::string mode = post.text("score_mode", "fast");
-  if (mode != "fast" && mode != "slow")
-    throw ValueError(fmt::format("{}: score_mode must be fast or slow, got '{}'", post.where("score_mode"), mode));
-  c.db.score_mode = mode == "fast" ? DbParams::Fast : DbParams::Slow;
+  c.db = read_db_postprocess(post);
   for (const auto& op : config::component_list(top.section("PreProcess"), "transform_ops")) {
-    if (op.name == "DetResizeForTest") {
-      c.preprocess.limit_side_len = int(op.settings.integer("limit_side_len", c.preprocess.limit_side_len, 1));
-      std::string type = op.settings.text("limit_type", "max");
-      if (type != "max" && type != "min")
-        throw ValueError(fmt::format("{}: limit_type must be max or min, got '{}'", op.settings.where("limit_type"), type));
-      c.preprocess.limit_type = type == "max" ? LimitType::Max : LimitType::Min;
-    }
-    if (op.name == "NormalizeImage") {
-      c.preprocess.scale = float(op.settings.number("scale", c.preprocess.scale));
-      auto mean = op.settings.numbers("mean", std::vector<double>(c.preprocess.mean.begin(), c.preprocess.mean.end()));
-      auto std = op.settings.numbers("std", std::vector<double>(c.preprocess.std.begin(), c.preprocess.std.end()));
-      if (mean.size() != 3 || std.size() != 3)
-        throw ValueError(fmt::format("{}: mean and std need three values each", op.where));
-      for (size_t i = 0; i < 3; ++i) {
-        if (std[i] == 0) throw ValueError(fmt::format("{}: std must not be 0", op.settings.where("std")));
-        c.preprocess.mean[i] = float(mean[i]), c.preprocess.std[i] = float(std[i]);
-      }
-    }
+    if (op.name == "DetResizeForTest") read_det_resize(op.settings, c.preprocess);
+    if (op.name == "NormalizeImage") read_normalize_image(op.settings, c.preprocess);
   }
   return c;
 }

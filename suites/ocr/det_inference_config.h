@@ -26,6 +26,7 @@
 #include <filesystem>
 #include <string>
 
+#include "framework/config/section.h"
 #include "suites/ocr/db_postprocess.h"
 #include "suites/ocr/preprocess.h"
 
@@ -36,6 +37,16 @@ struct DetInferenceConfig {
   DetPreprocessParams preprocess;
   DbParams db;
 };
+
+/// Readers of the PaddleOCR entries a detector's settings live in, shared by
+/// detection recipes and inference.yml. Keys left out keep the values in `p`.
+/// \throws ValueError naming the key for a bad value.
+/// DetResizeForTest: limit_side_len and limit_type, or resize_long (= limit_side_len with max).
+void read_det_resize(const config::Section& settings, DetPreprocessParams& p);
+/// NormalizeImage: scale (a number, or a fraction as PaddleOCR writes it: "1./255."), mean, std.
+void read_normalize_image(const config::Section& settings, DetPreprocessParams& p);
+/// DBPostProcess: thresh, box_thresh, max_candidates, unclip_ratio, use_dilation, score_mode.
+DbParams read_db_postprocess(const config::Section& settings);
 
 /// Writes the file atomically. \throws IoError.
 void write_det_inference_config(const std::filesystem::path& path, const DetInferenceConfig& config);

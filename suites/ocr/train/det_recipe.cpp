@@ -1,6 +1,5 @@
 #include "suites/ocr/train/det_recipe.h"
 
-#include <charconv>
 #include <cmath>
 #include <mutex>
 
@@ -136,38 +135,6 @@ const ArchitectureFactory& architectures() {
 
 // ---- reading the transforms ----------------------------------------------------------------------
 
-// NormalizeImage.scale as PaddleOCR writes it: a number, or a fraction such as "1./255.".
-double parse_scale(const Section& s) {
-  if (!s.has("scale")) return 1.0 / 255.0;
-  std::string text = s.text("scale");
-  auto number = [&](std::string_view t) {
-    double v = 0;
-    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v))
-      throw ValueError(fmt::format("{}: expected a number or a fraction such as 1./255., got '{}'", s.where("scale"), text));
-    return v;
-  };
-  size_t slash = text.find('/');
-  double v = slash == std::string::npos ? number(text) : number(std::string_view(text).substr(0, slash)) /
-                                                            number(std::string_view(text).substr(slash + 1));
-  if (!(v > 0) || !std::isfinite(v)) throw ValueError(fmt::format("{}: must be positive, got '{}'", s.where("scale"), text));
-  return v;
-}
-
-DetPreprocessParams normalization(const config::ComponentEntry& t) {
-  DetPreprocessParams p;
-  p.scale = float(parse_scale(t.settings));
-  auto mean = t.settings.numbers("mean", std::vector<double>(p.mean.begin(), p.mean.end()));
-  auto std = t.settings.numbers("std", std::vector<double>(p.std.begin(), p.std.end()));
-  if (mean.size() != 3 || std.size() != 3)
-    throw ValueError(fmt::format("{}: mean and std need three values each", t.where));
-  for (size_t c = 0; c < 3; ++c) {
-    if (std[c] == 0) throw ValueError(fmt::format("{}: std must not be 0", t.settings.where("std")));
-    p.mean[c] = float(mean[c]), p.std[c] = float(std[c]);
-  }
-  return p;
-}
-
 void read_augmenters(const config::ComponentEntry& t, DetDataOptions& o) {
   YAML::Node list = t.settings.get("augmenter_args");
   if (!list) return;
@@ -236,7 +203,7 @@ DetDataOptions train_data_options(const Recipe& r) {
       o.targets.thresh_min = s.number("thresh_min", o.targets.thresh_min);
       o.targets.thresh_max = s.number("thresh_max", o.targets.thresh_max);
     }
-    if (t.name == "NormalizeImage") o.normalize = normalization(t);
+    if (t.name == "NormalizeImage") read_normalize_image(s, o.normalize);
   }
   require(dataset, {"DecodeImage", "DetLabelEncode", "EastRandomCropData", "MakeShrinkMap", "MakeBorderMap",
                     "NormalizeImage", "ToCHWImage"},
@@ -251,35 +218,14 @@ DetPreprocessParams eval_preprocess(const Recipe& r) {
   std::vector<std::string> names;
   for (const auto& t : config::component_list(dataset, "transforms")) {
     names.push_back(t.name);
-    if (t.name == "NormalizeImage") {
-      DetPreprocessParams n = normalization(t);
-      p.mean = n.mean, p.std = n.std, p.scale = n.scale;
-    }
-    if (t.name == "DetResizeForTest") {
-      if (t.settings.has("resize_long")) {
-        p.limit_side_len = int(t.settings.integer("resize_long", std::nullopt, 32));
-        p.limit_type = LimitType::Max;
-      } else {
-        p.limit_side_len = int(t.settings.integer("limit_side_len", p.limit_side_len, 32));
-        p.limit_type = t.settings.text("limit_type", "max") == "min" ? LimitType::Min : LimitType::Max;
-      }
-    }
+    if (t.name == "NormalizeImage") read_normalize_image(t.settings, p);
+    if (t.name == "DetResizeForTest") read_det_resize(t.settings, p);
   }
   require(dataset, {"DecodeImage", "DetLabelEncode", "DetResizeForTest", "NormalizeImage", "ToCHWImage"}, names);
   return p;
 }
 
-DbParams db_params(const Recipe& r) {
-  Section s = r.section("PostProcess");
-  DbParams p;
-  p.thresh = float(s.number("thresh", p.thresh));
-  p.box_thresh = float(s.number("box_thresh", p.box_thresh));
-  p.max_candidates = int(s.integer("max_candidates", p.max_candidates, 1));
-  p.unclip_ratio = float(s.number("unclip_ratio", p.unclip_ratio));
-  p.use_dilation = s.boolean("use_dilation", false);
-  p.score_mode = s.text("score_mode", "fast") == "slow" ? DbParams::Slow : DbParams::Fast;
-  return p;
-}
+DbParams db_params(const Recipe& r) { return read_db_postprocess(r.section("PostProcess")); }
 
 std::vector<DetSample> split_samples(const Recipe& r, const std::string& split) {
   Section dataset = r.section(split).section("dataset");

@@ -358,6 +358,15 @@ TEST(DetInferenceConfig, RoundTripsAndRejectsARecognizersFile) {
   EXPECT_TRUE(back.db.use_dilation);
   EXPECT_EQ(back.db.score_mode, DbParams::Slow);
 
+  // As PaddleOCR writes it: a fraction for scale, resize_long for the limit.
+  std::ofstream(d / "paddle.yml") << "PreProcess:\n  transform_ops:\n  - DetResizeForTest: {resize_long: 960}\n"
+                                     "  - NormalizeImage: {scale: 1./255., mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225]}\n"
+                                     "PostProcess: {name: DBPostProcess, thresh: 0.3, box_thresh: 0.6, unclip_ratio: 1.5}\n";
+  DetInferenceConfig paddle = read_det_inference_config(d / "paddle.yml");
+  EXPECT_EQ(paddle.preprocess.limit_side_len, 960);
+  EXPECT_EQ(paddle.preprocess.limit_type, LimitType::Max);
+  EXPECT_FLOAT_EQ(paddle.preprocess.scale, float(1.0 / 255.0));
+
   RecInferenceConfig rec;
   rec.characters = {"a", "b"};
   write_rec_inference_config(d / "rec.yml", rec);
