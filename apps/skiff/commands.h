@@ -22,4 +22,9 @@ void add_bench_ocr_command(CLI::App& bench);
 /// `skiff bench pinn`, added under the bench command.
 void add_bench_pinn_command(CLI::App& bench);
 
+/// Throws ValueError for the first word of argv that stands where `app` (or
+/// one of its subcommands) expects a subcommand and names none, with the
+/// closest real one. Run before CLI11 parses.
+void check_command_words(CLI::App& app, int argc, const char* const* argv);
+
 }  // namespace skiff::app

@@ -27,7 +27,8 @@ void add_info_command(CLI::App& app) {
     add(f.avx512f, "avx512f"); add(f.avx512bw, "avx512bw"); add(f.avx512vl, "avx512vl");
     add(f.avx512_vnni, "avx512_vnni"); add(f.avx512_bf16, "avx512_bf16");
 #if SKIFF_WITH_ONEDNN
-    std::string onednn = onednn::describe();
+    std::string onednn = backend_disabled("onednn") ? "built, disabled by SKIFF_DISABLE_BACKENDS (" + onednn::describe() + ")"
+                                                    : onednn::describe();
 #else
     std::string onednn = "not built";
 #endif

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "apps/skiff/commands.h"
 #include "framework/core/error.h"
@@ -32,18 +33,27 @@ int main(int argc, char** argv) {
   skiff::app::add_train_commands(app);
 
   try {
+    skiff::app::check_command_words(app, argc, argv);
     app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    return e.get_exit_code();  // a command's chosen exit code, already reported (zoo search: 1, ocr: 2)
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // app.exit prints the help, the version or the error. CLI11's own error codes
+    // (105, 109, ...) are not skiff's: every command-line mistake is bad input.
+    int code = app.exit(e);
+    return code == 0 ? skiff::kExitOk : skiff::kExitBadInput;
   } catch (const skiff::Error& e) {
     // Context lines ("while running node ...") say where the error happened: always print them.
     std::fprintf(stderr, "skiff: %s: %s\n", e.kind(), e.full_message().c_str());
     if (verbose)
       std::fprintf(stderr, "  raised at %s:%u\n", e.location().file_name(), unsigned(e.location().line()));
     return e.exit_code();
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::fprintf(stderr, "skiff: I/O error: %s\n", e.what());
+    return skiff::kExitIo;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "skiff: error: %s\n", e.what());
-    return 1;
+    return skiff::kExitFailure;
   }
-  return 0;
+  return skiff::kExitOk;
 }

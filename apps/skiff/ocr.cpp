@@ -253,6 +253,12 @@ void add_ocr_command(CLI::App& app) {
 
   auto s = std::make_shared<SynthCommandOptions>();
   auto* synth = ocr->add_subcommand("synth", "Render labelled text images (PaddleOCR det/rec label files)");
+  // CLI11 copies the parent's footer into a new subcommand; synth has its own examples.
+  synth->footer(
+      "Examples:\n"
+      "  skiff ocr synth data/synth --count 50 --seed 1    50 pages with det_gt.txt, rec_gt.txt and crops/\n"
+      "  skiff ocr synth data/noisy --noise 60 --blur 2.0  harder pages: pixel noise and blur\n"
+      "  skiff ocr synth sample.png --sample               the bundled receipt (assets/samples/ocr_sample.png)");
   synth->add_option("out", s->out, "Output directory (or, with --sample, the PNG file to write)")->required();
   synth->add_option("--count", s->count, "Number of images")->capture_default_str()->check(CLI::NonNegativeNumber);
   synth->add_option("--seed", s->seed, "Random seed (same seed, same images)")->capture_default_str();

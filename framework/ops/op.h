@@ -127,8 +127,20 @@ void register_kernel(const std::string& op, KernelEntry entry);
 /// (comma separated, e.g. "onednn") are skipped.
 /// \throws NotImplementedError listing what is registered for the op.
 const KernelEntry& find_kernel(const std::string& op, Device device, DType dtype);
+/// True when `backend` is listed in SKIFF_DISABLE_BACKENDS (read once per process).
+bool backend_disabled(const std::string& backend);
 /// All kernels registered for an op (for `skiff info` and registry tests).
 std::vector<KernelEntry> kernels_for(const std::string& op);
+
+/// One row of the kernel table: the op name a kernel was registered under and its entry.
+struct RegisteredKernel {
+  std::string op;  ///< as given to register_kernel (need not name a registered OpDef)
+  KernelEntry entry;
+};
+/// Every registered kernel (device, dtypes, backend), ordered by op name, then
+/// priority. Unlike kernels_for() it also lists kernels registered under a name
+/// no OpDef has (a typo), which registry tests look for.
+std::vector<RegisteredKernel> registered_kernels();
 
 #define SKIFF_REGISTER_KERNEL(op, dev, backend, dtypes, priority, fn)                       \
   static const bool SKIFF_CONCAT(skiff_kernel_reg_, __LINE__) =                             \

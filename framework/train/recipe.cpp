@@ -146,6 +146,8 @@ std::vector<Key> global_keys() {
       Key{.name = "save_model_dir", .type = Type::String, .help = "output directory of the run"},
       Key{.name = "pretrained_model", .type = Type::String, .help = "weights to start from: zoo name or file"},
       Key{.name = "checkpoints", .type = Type::String, .help = "checkpoint or weights to resume / evaluate / export"},
+      Key{.name = "allow_random_init", .type = Type::Boolean,
+          .help = "let eval / predict / export run a model with no trained or pretrained weights"},
       Key{.name = "save_inference_dir", .type = Type::String, .help = "where skiff export writes the ONNX model"},
       Key{.name = "seed", .type = Type::Integer, .help = "random seed (default 42)", .min = 0},
       Key{.name = "ema_decay", .type = Type::Number, .help = "EMA of the weights (0: off)", .min = 0, .max = 1},

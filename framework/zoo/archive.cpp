@@ -152,7 +152,8 @@ void extract_archive(const fs::path& archive, const fs::path& dest, const Archiv
   cleanup.armed = false;
 }
 
-uint64_t extract_member(const fs::path& archive, const std::string& member, int fd, uint64_t max_bytes) {
+uint64_t extract_member(const fs::path& archive, const std::string& member, int fd, uint64_t max_bytes,
+                        const std::function<void(uint64_t)>& on_progress) {
   auto a = open_archive(archive);
   struct archive_entry* e = nullptr;
   std::string want = clean_name(member.c_str());
@@ -184,6 +185,7 @@ uint64_t extract_member(const fs::path& archive, const std::string& member, int 
         p += n;
         size -= size_t(n);
       }
+      if (on_progress) on_progress(written);
     }
     return written;
   }

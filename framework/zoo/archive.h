@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 namespace skiff::zoo {
@@ -32,11 +33,11 @@ void extract_archive(const std::filesystem::path& archive, const std::filesystem
 /// Writes the regular-file member `member` (a relative path; a leading "./" in
 /// the archive is ignored) of `archive` to the open file descriptor `fd`, at
 /// its current position. Stops with an error once more than `max_bytes` would
-/// be written.
+/// be written. `on_progress`, when set, gets the bytes written so far after each block.
 /// \returns the number of bytes written.
 /// \throws ValueError when the member is missing, not a regular file, or too large;
 ///         IoError on read/write errors.
 uint64_t extract_member(const std::filesystem::path& archive, const std::string& member, int fd,
-                        uint64_t max_bytes);
+                        uint64_t max_bytes, const std::function<void(uint64_t)>& on_progress = {});
 
 }  // namespace skiff::zoo

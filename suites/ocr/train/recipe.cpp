@@ -86,12 +86,30 @@ data::DataLoaderOptions loader_options(const Recipe& r, const std::string& split
 
 void load_trained_weights(nn::Module& model, const Recipe& r) {
   config::Section g = r.section("Global");
-  fs::path best = fs::path(g.text("save_model_dir", "./output")) / "best_model.safetensors";
+  const fs::path best = fs::path(g.text("save_model_dir", "./output")) / "best_model.safetensors";
+  const bool imported = r.section("Architecture").text("name") == "ImportedGraph";
   if (g.has("checkpoints")) {
     train::load_weights(model, g.text("checkpoints"));
+    std::fprintf(stderr, "loaded weights from %s (Global.checkpoints)\n", g.text("checkpoints").c_str());
   } else if (fs::exists(best)) {
-    std::fprintf(stderr, "using %s (set Global.checkpoints to choose another)\n", best.c_str());
     train::load_weights(model, best);
+    std::fprintf(stderr, "loaded weights from %s (the run's best model; set Global.checkpoints to choose another)\n",
+                 best.c_str());
+  } else if (g.has("pretrained_model")) {
+    // ImportedGraph built its weights from the ONNX file; other architectures load the weights file now.
+    const std::string pretrained = g.text("pretrained_model");
+    if (!imported) load_pretrained_weights(model, r);
+    std::fprintf(stderr, "loaded weights from %s (Global.pretrained_model '%s'; no trained model in %s)\n",
+                 zoo::resolve_model_path(pretrained).c_str(), pretrained.c_str(), best.parent_path().c_str());
+  } else if (g.boolean("allow_random_init", false)) {
+    std::fprintf(stderr, "warning: running randomly initialised weights (Global.allow_random_init)\n");
+  } else {
+    // A random model evaluates to zero and exports a model that reads nothing: never silently.
+    throw ValueError(fmt::format(
+        "{}: no weights to run: Global.checkpoints is not set, {} does not exist and Global.pretrained_model is not "
+        "set. Train first (skiff train -c {}), point Global.checkpoints at a weights file, or add -o "
+        "Global.allow_random_init=true to run an untrained model",
+        r.file, best.string(), r.file));
   }
   model.eval();
 }

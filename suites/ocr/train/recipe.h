@@ -39,8 +39,7 @@ Recipe load_recipe(const std::string& path, const std::vector<std::string>& over
 /// Trains. `resume`: a checkpoint to continue from.
 train::FitResult train_recipe(const Recipe& recipe, const std::optional<std::filesystem::path>& resume,
                               bool quiet = false);
-/// Evaluates Global.checkpoints (else the run's best model, else the model as
-/// built) on Eval. Returns the metrics and "samples".
+/// Evaluates the weights load_trained_weights() picks on Eval. Returns the metrics and "samples".
 std::map<std::string, double> evaluate_recipe(const Recipe& recipe);
 /// Writes `dir`/inference.onnx and `dir`/inference.yml and checks the ONNX file
 /// against the eager model. Returns the largest absolute difference.
@@ -60,9 +59,11 @@ config::Schema recipe_schema(std::vector<config::Key> global, const RecipeKinds&
 /// Train / Eval loader settings (batch_size_per_card, shuffle, drop_last, num_workers; Global.seed).
 data::DataLoaderOptions loader_options(const Recipe& recipe, const std::string& split, bool training);
 
-/// Loads the weights a non-training command runs: Global.checkpoints, else
-/// <save_model_dir>/best_model.safetensors (saying so on stderr), else none.
-/// Switches the model to eval mode.
+/// Loads the weights a non-training command runs, the first that exists of:
+/// Global.checkpoints, <save_model_dir>/best_model.safetensors,
+/// Global.pretrained_model; says on stderr which one it loaded. With none of
+/// them it throws ValueError naming the places searched, unless
+/// Global.allow_random_init is true. Switches the model to eval mode.
 void load_trained_weights(nn::Module& model, const Recipe& recipe);
 
 /// Loads Global.pretrained_model (a zoo name or a file) into `model` when set.

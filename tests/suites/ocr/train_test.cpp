@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
@@ -185,6 +186,36 @@ TEST(RecRecipe, CrnnTrainsExportsAndResumes) {
 }
 
 // Pulls ppocr-v4-rec from the zoo (labelled network in CMake).
+// eval / predict / export never run an untrained model silently: with no
+// checkpoint, no best model and no pretrained model they name the places searched.
+TEST(RecRecipe, NoWeightsIsAnErrorUnlessRandomInitIsAsked) {
+  fs::path d = scratch("noweights");
+  english_lines(d / "train", 2, 1);
+  english_lines(d / "eval", 2, 2);
+  std::string crnn = (fs::path(SKIFF_SOURCE_DIR) / "configs/ocr/rec_crnn_en.yml").string();
+  Recipe r = load_recipe(crnn, crnn_overrides(d, d / "empty_run"));
+  for (auto run : {std::function<void()>([&] { evaluate_recognizer(r); }),
+                   std::function<void()>([&] { export_recognizer(r, d / "export"); }),
+                   std::function<void()>([&] { predict_recognizer(r, {(d / "eval/crops/img_00000_000.jpg").string()}); })}) {
+    try {
+      run();
+      ADD_FAILURE() << "ran an untrained model without being asked to";
+    } catch (const ValueError& e) {
+      std::string msg = e.what();
+      for (const char* place : {"Global.checkpoints", "empty_run/best_model.safetensors", "Global.pretrained_model",
+                                "Global.allow_random_init=true"})
+        EXPECT_NE(msg.find(place), std::string::npos) << place << " missing from: " << msg;
+    }
+  }
+  EXPECT_FALSE(fs::exists(d / "export/inference.onnx"));
+
+  auto overrides = crnn_overrides(d, d / "empty_run");
+  overrides.push_back("Global.allow_random_init=true");
+  Recipe random = load_recipe(crnn, overrides);
+  EXPECT_GE(evaluate_recognizer(random).at("samples"), 4);  // two pages of 2-3 lines
+  fs::remove_all(d);
+}
+
 TEST(RecRecipeNetwork, FineTunesTheZooRecognizer) {
   fs::path d = scratch("finetune");
   SynthOptions o;
