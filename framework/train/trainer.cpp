@@ -13,6 +13,7 @@
 
 #include "framework/autograd/engine.h"
 #include "framework/core/error.h"
+#include "framework/core/progress_bar.h"
 #include "framework/core/rng.h"
 #include "framework/data/image_io.h"
 #include "framework/io/checkpoint.h"
@@ -104,7 +105,7 @@ struct Trainer::Impl {
   std::unique_ptr<AppendFile> log_file, metrics_file;
   std::unique_ptr<EventFileWriter> events;
   bool tty = false;
-  bool bar_open = false;
+  std::unique_ptr<ProgressBar> bar;
 
   // Curves for the final plot.
   std::vector<double> loss_steps, losses, eval_steps, eval_values;
@@ -117,7 +118,8 @@ struct Trainer::Impl {
                 "max_steps, eval_every and checkpoint_every must be >= 0");
     SKIFF_CHECK(loader.num_batches() > 0, "the training set gives no batches (is it empty, or smaller than one "
                                           "batch with drop_last?)");
-    tty = o.progress_bar && !o.quiet && ::isatty(STDERR_FILENO);
+    bar = std::make_unique<ProgressBar>(o.progress_bar && !o.quiet);
+    tty = bar->active();
   }
 
   int64_t steps_per_epoch() const { return loader.num_batches(); }
@@ -130,21 +132,15 @@ struct Trainer::Impl {
   void say(const std::string& text) {
     log_file->line(fmt::format("[{}] {}", now_stamp(), text));
     if (o.quiet) return;
-    if (bar_open) std::fprintf(stderr, "\r\033[K");
+    bar->clear();
     std::fprintf(stderr, "%s\n", text.c_str());
-    bar_open = false;
   }
 
   void draw_bar(int64_t step, double loss, double lr, double ips, double eta) {
-    if (!tty) return;
     int64_t total = total_steps();
-    int width = 24, filled = int(width * step / std::max<int64_t>(total, 1));
-    std::string bar(size_t(filled), '#');
-    bar.resize(size_t(width), '.');
-    std::fprintf(stderr, "\r\033[K[%s] %lld/%lld loss %.4f lr %.2e %.1f samples/s ETA %s", bar.c_str(),
-                 (long long)step, (long long)total, loss, lr, ips, format_duration(eta).c_str());
-    std::fflush(stderr);
-    bar_open = true;
+    bar->draw(double(step) / double(std::max<int64_t>(total, 1)),
+              fmt::format("{}/{} loss {:.4f} lr {:.2e} {:.1f} samples/s ETA {}", step, total, loss, lr, ips,
+                          format_duration(eta)));
   }
 
   double lr() const { return opt.param_groups().front().get("lr"); }

@@ -101,8 +101,11 @@ std::string human_size(uint64_t b) {
 }
 
 Progress::Progress(Mode mode, std::string label, uint64_t total)
-    : mode_(mode), label_(std::move(label)), total_(total), t0_(now_s()) {
-  if (mode_ == Mode::Auto) mode_ = ::isatty(STDERR_FILENO) ? Mode::Bar : Mode::Lines;
+    : mode_(mode), label_(std::move(label)), total_(total), t0_(now_s()),
+      bar_(mode == Mode::Bar || mode == Mode::Auto, 30) {
+  if (mode_ == Mode::Auto) mode_ = bar_.active() ? Mode::Bar : Mode::Lines;
+  // Bar was asked for but stderr is no terminal: fall back to lines.
+  if (mode_ == Mode::Bar && !bar_.active()) mode_ = Mode::Lines;
 }
 
 void Progress::update(uint64_t done) {
@@ -112,15 +115,10 @@ void Progress::update(uint64_t done) {
   double speed = (t - t0_) > 0 ? double(done - std::min(done, start_done_)) / (t - t0_) : 0;
   int pct = total_ ? int(std::min<uint64_t>(100, done * 100 / total_)) : 0;
   if (mode_ == Mode::Bar) {
-    if (t - last_ < 0.1 && done < total_) return;
-    last_ = t;
-    int width = 30, fill = pct * width / 100;
     std::string eta = (speed > 0 && total_ > done) ? fmt::format(" ETA {:.0f}s", double(total_ - done) / speed) : "";
-    fmt::print(stderr, "\r{} {:3}% [{}{}] {}/{} {}/s{}   ", label_, pct, std::string(size_t(fill), '#'),
-               std::string(size_t(width - fill), ' '), human_size(done), human_size(total_),
-               human_size(uint64_t(speed)), eta);
-    std::fflush(stderr);
-    drawn_ = true;
+    bar_.draw(total_ ? double(done) / double(total_) : 0.0,
+              fmt::format("{} {:3}% {}/{} {}/s{}", label_, pct, human_size(done), human_size(total_),
+                          human_size(uint64_t(speed)), eta));
   } else {
     // Lines: one per 10% step, and at least every 10 s, so logs stay short but show life.
     int decile = pct / 10;
@@ -133,7 +131,9 @@ void Progress::update(uint64_t done) {
 }
 
 void Progress::finish(bool ok) {
-  if (mode_ == Mode::Bar && drawn_) fmt::print(stderr, "{}\n", ok ? "" : " failed");
+  if (mode_ != Mode::Bar || !bar_.active()) return;
+  if (!ok) fmt::print(stderr, " failed");
+  bar_.finish(true);
 }
 
 Transfer http_get(const std::string& url, int fd, uint64_t offset, uint64_t expected_size, uint64_t max_size,

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "framework/core/progress_bar.h"
+
 namespace skiff::zoo::detail {
 
 /// Progress display on stderr: a redrawn bar on a terminal, plain periodic
@@ -26,7 +28,7 @@ class Progress {
   uint64_t start_done_ = UINT64_MAX;
   double t0_ = 0, last_ = -1;
   int last_decile_ = -1;
-  bool drawn_ = false;
+  ProgressBar bar_;
 };
 
 /// What a transfer attempt ended with.

@@ -23,6 +23,7 @@
 
 #include "framework/core/error.h"
 #include "framework/core/registry.h"
+#include "framework/io/file.h"
 #include "framework/zoo/download.h"
 #include "framework/zoo/sha256.h"
 
@@ -65,15 +66,6 @@ void add_mirrors(std::vector<std::string>& out, const std::string& list) {
       cur.push_back(c);
     }
   }
-}
-
-void fsync_path(const fs::path& p, bool directory) {
-  int fd = ::open(p.c_str(), directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY);
-  SKIFF_CHECK_T(IoError, fd >= 0, "cannot open '{}' to sync it: {}", p.string(), std::strerror(errno));
-  int rc = ::fsync(fd);
-  int err = errno;
-  ::close(fd);
-  SKIFF_CHECK_T(IoError, rc == 0, "fsync '{}': {}", p.string(), std::strerror(err));
 }
 
 uint64_t file_size_or_zero(const fs::path& p) {
@@ -475,10 +467,10 @@ void Zoo::fetch_blob(const ModelEntry& m, const FileEntry& f, bool force) {
       remove_quietly(tree);
       fs::rename(tmp_tree, tree);
     }
-    fsync_path(partial, false);
+    io::fsync_path(partial, false);
     ::chmod(partial.c_str(), 0444);  // blobs are shared by models: guard them against edits
     fs::rename(partial, blob);
-    fsync_path(blob.parent_path(), true);
+    io::fsync_path(blob.parent_path(), true);
     log(fmt::format("{}: verified sha256 {}", what, f.sha256.substr(0, 12)));
     return;
   }

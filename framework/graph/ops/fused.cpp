@@ -32,6 +32,7 @@
 #include "framework/backends/onednn/fused_conv.h"
 #include "framework/core/threading.h"
 #include "framework/graph/ops/common.h"
+#include "framework/graph/ops/padding.h"
 #include "framework/ops/nn/conv_params.h"
 
 namespace skiff::graph {
@@ -124,27 +125,10 @@ bool chain_attrs(const std::vector<PostOp>& chain, const Node& node, Attrs& a) {
 bool conv_padding(const Node& node, const Tensor& x, const std::vector<int64_t>& kernel,
                   const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
                   std::vector<int64_t>& padding) {
-  std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
-  std::vector<int64_t> begin(2, 0), end(2, 0);
-  if (auto_pad == "NOTSET") {
-    auto pads = node.attr_ints("pads", std::vector<int64_t>(4, 0));
-    if (pads.size() != 4) return false;
-    begin = {pads[0], pads[1]};
-    end = {pads[2], pads[3]};
-  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    for (size_t i = 0; i < 2; ++i) {
-      int64_t in = x.size(int64_t(2 + i));
-      int64_t out = (in + strides[i] - 1) / strides[i];
-      int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + dilations[i] * (kernel[i] - 1) + 1 - in);
-      int64_t small = total / 2, large = total - small;
-      begin[i] = auto_pad == "SAME_UPPER" ? small : large;
-      end[i] = auto_pad == "SAME_UPPER" ? large : small;
-    }
-  } else if (auto_pad != "VALID") {
-    return false;
-  }
-  if (begin != end) return false;
-  padding = begin;
+  auto p = resolve_padding(node.attr_string("auto_pad", "NOTSET"), node.attr_ints("pads", {}), {x.size(2), x.size(3)},
+                           kernel, strides, dilations);
+  if (!p || !p->symmetric()) return false;
+  padding = p->begin;
   return true;
 }
 
@@ -467,19 +451,10 @@ std::vector<Tensor> pool_fast_op(const OpContext& c) {
   const int64_t kh = prep->kernel[0], kw = prep->kernel[1], sh = prep->strides[0], sw = prep->strides[1];
   const int64_t dh = prep->dilations[0], dw = prep->dilations[1];
   const int64_t ekh = (kh - 1) * dh + 1, ekw = (kw - 1) * dw + 1;  // extents of the dilated window
-  if (prep->auto_pad == "VALID") {
-    pt = pl = pb = pr = 0;
-  } else if (prep->auto_pad != "NOTSET") {
-    int64_t begin[2], end[2];
-    const int64_t in[2] = {h, w}, s[2] = {sh, sw}, ek[2] = {ekh, ekw};
-    for (int i = 0; i < 2; ++i) {
-      const int64_t out = (in[i] + s[i] - 1) / s[i];
-      const int64_t total = std::max<int64_t>(0, (out - 1) * s[i] + ek[i] - in[i]);
-      const int64_t small = total / 2, large = total - small;
-      begin[i] = prep->auto_pad == "SAME_UPPER" ? small : large;
-      end[i] = prep->auto_pad == "SAME_UPPER" ? large : small;
-    }
-    pt = begin[0], pl = begin[1], pb = end[0], pr = end[1];
+  if (prep->auto_pad != "NOTSET") {
+    // make_pool_prep accepted only known auto_pad values, so this resolves.
+    Padding p = *resolve_padding(prep->auto_pad, {}, {h, w}, prep->kernel, prep->strides, prep->dilations);
+    pt = p.begin[0], pl = p.begin[1], pb = p.end[0], pr = p.end[1];
   }
   // Averages: only undilated, unpadded windows (all full, so count_include_pad does not matter).
   if (!kMax && (pt != 0 || pl != 0 || pb != 0 || pr != 0 || dh != 1 || dw != 1)) return fallback();

@@ -3,39 +3,23 @@
 #include <cmath>
 
 #include "framework/graph/ops/common.h"
+#include "framework/graph/ops/padding.h"
 
 namespace skiff::graph::ops {
 namespace {
 
-/// Spatial padding of a conv/pool node: explicit `pads` ([begin..., end...]) or
-/// auto_pad. Returns {begin, end} per spatial dim.
-struct Padding {
-  std::vector<int64_t> begin, end;
-  bool symmetric() const { return begin == end; }
-};
-
+/// Spatial padding of a conv/pool node for input x. \throws ValueError for bad pads / auto_pad.
 Padding node_padding(const OpContext& c, const Tensor& x, const std::vector<int64_t>& kernel,
                      const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations) {
   const size_t n = kernel.size();
-  Padding p{std::vector<int64_t>(n, 0), std::vector<int64_t>(n, 0)};
   std::string auto_pad = c.node.attr_string("auto_pad", "NOTSET");
-  if (auto_pad == "NOTSET") {
-    auto pads = c.node.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
-    SKIFF_CHECK(pads.size() == 2 * n, "{}: 'pads' has {} values, expected {}", c.node.describe(), pads.size(), 2 * n);
-    for (size_t i = 0; i < n; ++i) p.begin[i] = pads[i], p.end[i] = pads[i + n];
-  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    for (size_t i = 0; i < n; ++i) {
-      int64_t in = x.size(int64_t(2 + i));
-      int64_t out = (in + strides[i] - 1) / strides[i];
-      int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + dilations[i] * (kernel[i] - 1) + 1 - in);
-      int64_t small = total / 2, large = total - small;
-      p.begin[i] = auto_pad == "SAME_UPPER" ? small : large;
-      p.end[i] = auto_pad == "SAME_UPPER" ? large : small;
-    }
-  } else {
-    SKIFF_CHECK(auto_pad == "VALID", "{}: unknown auto_pad '{}'", c.node.describe(), auto_pad);
-  }
-  return p;
+  auto pads = c.node.attr_ints("pads", {});
+  std::vector<int64_t> in;
+  for (size_t i = 0; i < n; ++i) in.push_back(x.size(int64_t(2 + i)));
+  auto p = resolve_padding(auto_pad, pads, in, kernel, strides, dilations);
+  SKIFF_CHECK(p.has_value(), "{}: auto_pad '{}' with {} 'pads' values: expected NOTSET with {} values, VALID, "
+              "SAME_UPPER or SAME_LOWER", c.node.describe(), auto_pad, pads.size(), 2 * n);
+  return *p;
 }
 
 /// Pads the spatial dims of x explicitly (for asymmetric padding).
