@@ -31,8 +31,9 @@ struct VecF32Kernels {
 
 /// The table for this machine (respects SKIFF_CPU_ISA).
 const VecF32Kernels& vec_f32();
-/// The table for a given ISA (for tests comparing ISA variants); falls back to
-/// baseline when the CPU lacks the ISA.
+/// The table for a given ISA (for tests comparing ISA variants). An ISA above
+/// active_isa() (the CPU lacks it, or SKIFF_CPU_ISA lowers it) gives the active
+/// ISA's table instead: check the table's `isa` to know which one runs.
 const VecF32Kernels& vec_f32_for(CpuIsa isa);
 
 }  // namespace skiff::cpu
