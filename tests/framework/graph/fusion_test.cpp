@@ -14,6 +14,7 @@
 #include "framework/graph/passes.h"
 #include "framework/ops/ops.h"
 #include "tests/framework/graph/graph_builder.h"
+#include "tests/framework/scoped_threads.h"
 
 namespace skiff::graph {
 namespace {
@@ -728,9 +729,35 @@ TEST(FusionPasses, OptimizeLevelTwoFusesAndLevelOneDoesNot) {
   ASSERT_EQ(g2.nodes.size(), 1u);
   EXPECT_EQ(chain_names(g2.nodes[0]), (std::vector<std::string>{"hardswish", "linear"}));
   EXPECT_LT(rel_diff(run(g2, {x})[0], before), 1e-5);
-  // The fused ops run through the predictor with several threads and repeated calls (cached plans/weights).
+}
+
+// The fused ops run through the predictor on 1, 2 and 3 threads (checked to take effect),
+// with repeated calls (cached plans/weights), on an input large enough for the parallel
+// paths; every run matches the unfused graph, and repeated runs at one count are identical.
+TEST(FusionPasses, FusedConvGivesTheSameResultsOnSeveralThreads) {
+  Generator gen(20);
+  Tensor x = randn({2, 8, 48, 40}, DType::Float32, &gen);  // 30720 per image, 61440 elements per tensor
+  Tensor before;
+  {
+    testutil::ScopedNumThreads one(1);
+    before = run(conv_act_graph("hardswish_affine"), {x})[0];
+  }
   engine::Predictor p(conv_act_graph("hardswish_affine"));
-  for (int i = 0; i < 3; ++i) EXPECT_LT(rel_diff(p.run(std::vector<Tensor>{x})[0], before), 1e-5);
+  ASSERT_EQ(count_ops(p.graph(), "skiff.FusedConv"), 1u);
+  const int previous = num_threads();
+  std::vector<Tensor> first;
+  for (int n : {1, 2, 3}) {
+    testutil::ScopedNumThreads threads(n);
+    ASSERT_EQ(num_threads(), n);
+    ASSERT_EQ(testutil::parallel_team_size(), n) << "set_num_threads(" << n << ") did not reach OpenMP";
+    for (int i = 0; i < 3; ++i) {
+      Tensor y = p.run(std::vector<Tensor>{x})[0];
+      EXPECT_LT(rel_diff(y, before), 1e-5) << n << " threads, call " << i;
+      if (i == 0) first.push_back(y);
+      else EXPECT_EQ(amax(abs(sub(y, first.back()))).item<double>(), 0.0) << n << " threads, call " << i;
+    }
+  }
+  EXPECT_EQ(num_threads(), previous) << "the thread count was not restored";
 }
 
 }  // namespace

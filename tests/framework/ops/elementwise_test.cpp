@@ -3,8 +3,10 @@
 #include <cmath>
 
 #include "framework/autograd/engine.h"
+#include "framework/core/rng.h"
 #include "framework/core/error.h"
 #include "framework/ops/ops.h"
+#include "tests/framework/scoped_threads.h"
 
 namespace skiff {
 
@@ -120,14 +122,48 @@ TEST(ElementwiseTest, ShapeMismatchNamesOpAndShapes) {
   }
 }
 
+// Large element-wise expressions run on 1, 2 and 3 threads (the parallel loops of
+// for_each_strided split the work differently each time) and must give the same bits,
+// each within float rounding of a double reference. Both loop shapes are covered: one
+// long contiguous run (split into chunks) and many short strided/broadcast runs (split
+// by outer index). The thread count is checked to have taken effect, then restored.
 TEST(ElementwiseTest, LargeTensorsUseSameResultsAcrossThreads) {
-  Tensor x = randn({300000}, DType::Float32);
-  Tensor y = tanh(x) * x + 1.0;
-  auto v = y.to_vector<float>();
-  auto xv = x.to_vector<float>();
-  for (size_t i = 0; i < v.size(); i += 997) EXPECT_NEAR(v[i], std::tanh(xv[i]) * xv[i] + 1, 1e-5);
+  Generator gen(21);
+  Tensor x = randn({300007}, DType::Float32, &gen);   // odd length: chunks end inside vector tails
+  Tensor m = randn({517, 601}, DType::Float32, &gen);  // transposed below: strided runs
+  Tensor row = randn({517}, DType::Float32, &gen);     // broadcast along rows
+  auto compute = [&] {
+    Tensor a = tanh(x) * x + 1.0;
+    Tensor b = exp(mul(t(m), 0.5)) - row;  // [601, 517]
+    return std::make_pair(a.to_vector<float>(), contiguous(b).to_vector<float>());
+  };
+  const int before = num_threads();
+  std::vector<std::pair<std::vector<float>, std::vector<float>>> results;
+  for (int n : {1, 2, 3}) {
+    testutil::ScopedNumThreads threads(n);
+    ASSERT_EQ(num_threads(), n);
+    ASSERT_EQ(testutil::parallel_team_size(), n) << "set_num_threads(" << n << ") did not reach OpenMP";
+    results.push_back(compute());
+  }
+  EXPECT_EQ(num_threads(), before) << "the thread count was not restored";
+  auto xv = x.to_vector<float>(), mv = m.to_vector<float>(), rv = row.to_vector<float>();
+  const auto& [a1, b1] = results[0];
+  for (size_t i = 0; i < a1.size(); ++i) {
+    double ref = std::tanh(double(xv[i])) * xv[i] + 1;
+    ASSERT_NEAR(a1[i], ref, 1e-6 * (1 + std::abs(ref))) << "i=" << i;
+  }
+  for (int64_t i = 0; i < 601; ++i)
+    for (int64_t j = 0; j < 517; ++j) {
+      double ref = std::exp(0.5 * mv[size_t(j * 601 + i)]) - rv[size_t(j)];
+      ASSERT_NEAR(b1[size_t(i * 517 + j)], ref, 1e-6 * (1 + std::abs(ref))) << i << "," << j;
+    }
+  for (size_t r = 1; r < results.size(); ++r) {
+    const int n = int(r) + 1;
+    const auto& [an, bn] = results[r];
+    for (size_t i = 0; i < a1.size(); ++i) ASSERT_EQ(an[i], a1[i]) << n << " threads vs 1, contiguous, i=" << i;
+    for (size_t i = 0; i < b1.size(); ++i) ASSERT_EQ(bn[i], b1[i]) << n << " threads vs 1, strided, i=" << i;
+  }
 }
-
 
 // relu's backward is the fused relu_backward op: grad where the output is
 // positive, zero elsewhere (also at 0), for float32 (vector kernel, contiguous
