@@ -3,6 +3,8 @@
 // resumes exactly (after a stop and after Ctrl-C), and runs with EMA and clipping.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -11,8 +13,10 @@
 
 #include "framework/core/rng.h"
 #include "framework/io/checkpoint.h"
+#include "framework/io/safetensors.h"
 #include "framework/nn/nn.h"
 #include "framework/ops/ops.h"
+#include "framework/optim/clip_grad.h"
 #include "framework/optim/optimizers.h"
 #include "framework/config/config.h"
 #include "framework/train/event_file.h"
@@ -179,21 +183,104 @@ TEST_F(TrainerTest, CtrlCSavesACheckpointAndResumes) {
   EXPECT_TRUE(same_weights(*second.task.net, *full.task.net));
 }
 
+// A run with EMA (and clipping) stopped mid-epoch and resumed in a fresh process ends with
+// the same EMA weights (latest_model.safetensors) and the same raw weights as the
+// uninterrupted run; the EMA weights differ from the raw ones (the average is real).
 TEST_F(TrainerTest, EmaAndClippingRunAndResume) {
   TrainerOptions o = options("ema");
   o.ema_decay = 0.9;
   o.clip_norm = 0.5;
-  RunSetup run;
-  FitResult r = run.fit(o);
+  RunSetup full;
+  FitResult r = full.fit(o);
+  EXPECT_EQ(r.steps, 36);
   EXPECT_LT(r.best.at("mse"), 1.0);
   io::Checkpoint c = io::load_checkpoint(*latest_checkpoint(dir_ / "ema"));
   EXPECT_TRUE(c.metadata.count("ema"));
   EXPECT_FALSE(c.extra.empty());
+  auto full_ema = io::load_safetensors(dir_ / "ema" / "latest_model.safetensors").tensors;
+  auto raw = full.task.net->state_dict();
+  ASSERT_EQ(full_ema.size(), raw.size());
+  double ema_vs_raw = 0;
+  for (auto& [k, v] : raw) ema_vs_raw = std::max(ema_vs_raw, amax(abs(sub(v, full_ema.at(k)))).item<double>());
+  EXPECT_GT(ema_vs_raw, 1e-4) << "latest_model.safetensors holds the raw weights, not their average";
+
+  TrainerOptions split = o;
+  split.output_dir = dir_ / "ema_split";
+  split.max_steps = 17;  // stops mid-epoch, between two evaluations
+  RunSetup first;
+  EXPECT_EQ(first.fit(split).steps, 17);
+  auto ckpt = latest_checkpoint(dir_ / "ema_split");
+  ASSERT_TRUE(ckpt);
+  RunSetup second;  // a new process: fresh model, optimizer, EMA and generator
+  manual_seed(12345);
+  split.max_steps = 0;
+  EXPECT_EQ(second.fit(split, *ckpt).steps, 36);
+  EXPECT_TRUE(same_weights(*second.task.net, *full.task.net));
+  auto resumed_ema = io::load_safetensors(dir_ / "ema_split" / "latest_model.safetensors").tensors;
+  ASSERT_EQ(resumed_ema.size(), full_ema.size());
+  for (auto& [k, v] : full_ema)
+    EXPECT_EQ(amax(abs(sub(resumed_ema.at(k), v))).item<double>(), 0.0) << "EMA weight " << k << " after resume";
+
   // A recipe with EMA cannot resume a run saved without it.
   RunSetup plain;
   plain.fit(options("plain"));
   RunSetup again;
   EXPECT_THROW(again.fit(o, *latest_checkpoint(dir_ / "plain")), ValueError);
+}
+
+// Plain SGD that records the global L2 norm of the gradients it steps with.
+class RecordingSGD : public optim::SGD {
+ public:
+  using optim::SGD::SGD;
+  double step(const optim::Closure& closure = nullptr) override {
+    std::vector<Tensor> params;
+    for (auto& g : param_groups())
+      for (auto& p : g.params) params.push_back(p);
+    norms.push_back(optim::grad_norm(params));
+    return optim::SGD::step(closure);
+  }
+  std::vector<double> norms;
+};
+
+// Clipping acts: with clip_norm every step's gradient norm is at most clip_norm (and equal
+// to it when the raw norm is larger, as it is here on every step), so the weights end
+// elsewhere than without clipping and move at most steps x lr x clip_norm in all.
+TEST_F(TrainerTest, ClippingBoundsEveryStepsGradientNorm) {
+  constexpr double kLr = 0.05, kClip = 0.01;
+  auto run = [&](const std::string& name, double clip, std::vector<double>* norms) {
+    Regression task;
+    auto set = std::make_shared<data::TensorDataset>(Regression::make_data(96, 5));
+    data::DataLoader loader{set, {.batch_size = 8, .shuffle = true, .seed = 7}};
+    RecordingSGD opt(task.net->parameters(), {.lr = kLr});
+    TrainerOptions o = options(name);
+    o.clip_norm = clip;
+    manual_seed(42);
+    auto initial = task.net->state_dict();
+    for (auto& [k, v] : initial) v = clone(v);
+    EXPECT_EQ(Trainer(task, opt, nullptr, loader, o).fit().steps, 36);
+    *norms = opt.norms;
+    double moved_sq = 0;
+    auto now = task.net->state_dict();
+    for (auto& [k, v] : now) moved_sq += sum(square(to(sub(v, initial.at(k)), DType::Float64))).item<double>();
+    return std::make_pair(now, std::sqrt(moved_sq));
+  };
+  std::vector<double> raw, clipped;
+  auto [free_w, free_moved] = run("free", 0, &raw);
+  auto [clip_w, clip_moved] = run("clipped", kClip, &clipped);
+  ASSERT_EQ(raw.size(), 36u);
+  ASSERT_EQ(clipped.size(), 36u);
+  // Same initial weights, batch and dropout draws: the first clipped step saw raw[0] before clipping.
+  EXPECT_GT(raw[0], 10 * kClip) << "the task's gradients are too small to clip";
+  for (size_t i = 0; i < clipped.size(); ++i) {
+    EXPECT_LE(clipped[i], kClip) << "step " << i + 1;
+    EXPECT_GT(clipped[i], kClip * (1 - 1e-4)) << "step " << i + 1;
+  }
+  EXPECT_LE(clip_moved, 36 * kLr * kClip * (1 + 1e-6));
+  EXPECT_GT(clip_moved, 0.0);
+  EXPECT_GT(free_moved, 10 * clip_moved);
+  double diff = 0;
+  for (auto& [k, v] : free_w) diff = std::max(diff, amax(abs(sub(v, clip_w.at(k)))).item<double>());
+  EXPECT_GT(diff, 1e-3) << "clipping did not change the weights";
 }
 
 TEST_F(TrainerTest, RejectsBadSettings) {
