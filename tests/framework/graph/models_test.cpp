@@ -1,9 +1,12 @@
 // The real PP-OCRv4 detector, recognizer and orientation classifier through the
 // Predictor, compared with ONNX Runtime 1.30.0's outputs on the same inputs
-// (fixtures made by tests/tools/ort/make_fixtures.mjs). Pulls the models from
+// (fixtures made by tests/tools/ort/make_fixtures.mjs), at several input shapes, and
+// concurrent first use of a shape. Pulls the models from
 // the zoo on first use, hence the "network" label.
 #include <gtest/gtest.h>
 
+#include <latch>
+#include <string>
 #include <thread>
 
 #include "framework/engine/predictor.h"
@@ -19,14 +22,18 @@ struct ModelCase {
   const char* zoo_name;
   const char* file;
   const char* fixture;
+  const char* shapes_fixture;  // more input shapes: "case<i>.input.<name>", "case<i>.output.<name>"
 };
 
-constexpr ModelCase kDet{"ppocr-v4-det", "ch_PP-OCRv4_det_infer.onnx", "det_ppocrv4.safetensors"};
-constexpr ModelCase kRec{"ppocr-v4-rec", "ch_PP-OCRv4_rec_infer.onnx", "rec_ppocrv4.safetensors"};
-constexpr ModelCase kCls{"ppocr-mobile-v2-cls", "ch_ppocr_mobile_v2.0_cls_infer.onnx", "cls_ppocr_mobile_v2.safetensors"};
+constexpr ModelCase kDet{"ppocr-v4-det", "ch_PP-OCRv4_det_infer.onnx", "det_ppocrv4.safetensors",
+                         "det_ppocrv4_shapes.safetensors"};
+constexpr ModelCase kRec{"ppocr-v4-rec", "ch_PP-OCRv4_rec_infer.onnx", "rec_ppocrv4.safetensors",
+                         "rec_ppocrv4_shapes.safetensors"};
+constexpr ModelCase kCls{"ppocr-mobile-v2-cls", "ch_ppocr_mobile_v2.0_cls_infer.onnx", "cls_ppocr_mobile_v2.safetensors",
+                         "cls_ppocr_mobile_v2_shapes.safetensors"};
 
-io::SafetensorsFile fixture(const ModelCase& m) {
-  return io::load_safetensors(std::string(SKIFF_SOURCE_DIR) + "/tests/data/ort/" + m.fixture);
+io::SafetensorsFile fixture(const ModelCase& m, bool shapes = false) {
+  return io::load_safetensors(std::string(SKIFF_SOURCE_DIR) + "/tests/data/ort/" + (shapes ? m.shapes_fixture : m.fixture));
 }
 
 const Predictor& predictor(const ModelCase& m) {
@@ -57,6 +64,69 @@ void expect_matches_onnxruntime(const ModelCase& m, double tolerance) {
 TEST(PPOCRModels, DetectorMatchesOnnxRuntime) { expect_matches_onnxruntime(kDet, 1e-4); }
 TEST(PPOCRModels, RecognizerMatchesOnnxRuntime) { expect_matches_onnxruntime(kRec, 1e-4); }
 TEST(PPOCRModels, ClassifierMatchesOnnxRuntime) { expect_matches_onnxruntime(kCls, 1e-4); }
+
+// The same models at other batch sizes, heights and widths (the *_shapes fixtures).
+void expect_matches_onnxruntime_at_other_shapes(const ModelCase& m, double tolerance) {
+  auto fx = fixture(m, true);
+  const Predictor& p = predictor(m);
+  int cases = 0;
+  for (;; ++cases) {
+    const std::string prefix = "case" + std::to_string(cases) + ".";
+    std::unordered_map<std::string, Tensor> feeds;
+    for (const auto& in : p.inputs())
+      if (auto it = fx.tensors.find(prefix + "input." + in.name); it != fx.tensors.end()) feeds[in.name] = it->second;
+    if (feeds.empty()) break;
+    SCOPED_TRACE(feeds.begin()->second.shape().str());
+    auto outs = p.run(feeds);
+    for (const auto& out : p.outputs()) {
+      const Tensor& expected = fx.tensors.at(prefix + "output." + out.name);
+      const Tensor& got = outs.at(out.name);
+      ASSERT_EQ(got.shape(), expected.shape()) << m.file << " output " << out.name;
+      double diff = max_abs_diff(got, expected);
+      EXPECT_LE(diff, tolerance) << m.file << " output " << out.name;
+      std::printf("%s %s %s: max |skiff - onnxruntime| = %.3g\n", m.zoo_name, feeds.begin()->second.shape().str().c_str(),
+                  out.name.c_str(), diff);
+    }
+  }
+  EXPECT_GE(cases, 2) << m.shapes_fixture;
+}
+
+TEST(PPOCRModels, DetectorMatchesOnnxRuntimeAtOtherShapes) { expect_matches_onnxruntime_at_other_shapes(kDet, 1e-4); }
+TEST(PPOCRModels, RecognizerMatchesOnnxRuntimeAtOtherShapes) { expect_matches_onnxruntime_at_other_shapes(kRec, 1e-4); }
+TEST(PPOCRModels, ClassifierMatchesOnnxRuntimeAtOtherShapes) { expect_matches_onnxruntime_at_other_shapes(kCls, 1e-4); }
+
+// Eight threads make the first-ever call of a new input shape at the same moment (no
+// warm-up); every result equals the single-threaded one made afterwards.
+void expect_concurrent_first_use_agrees(const ModelCase& m, const Shape& shape) {
+  const Predictor& p = predictor(m);
+  Generator gen(77);
+  const Tensor x = randn(shape, DType::Float32, &gen);
+  constexpr int kThreads = 8;
+  std::vector<Tensor> got(kThreads);
+  std::vector<std::string> errors(kThreads);
+  std::latch start(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i)
+    threads.emplace_back([&, i] {
+      start.arrive_and_wait();
+      try {
+        got[size_t(i)] = p.run(std::vector<Tensor>{x})[0];
+      } catch (const std::exception& e) {
+        errors[size_t(i)] = e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  Tensor serial;
+  std::thread([&] { serial = p.run(std::vector<Tensor>{x})[0]; }).join();  // same OpenMP defaults as the workers
+  for (int i = 0; i < kThreads; ++i) {
+    ASSERT_TRUE(errors[size_t(i)].empty()) << "thread " << i << ": " << errors[size_t(i)];
+    EXPECT_EQ(max_abs_diff(got[size_t(i)], serial), 0.0) << m.zoo_name << " thread " << i;
+  }
+}
+
+// Shapes no other test here uses, so each is a first use.
+TEST(PPOCRModels, RecognizerConcurrentFirstUseOfAShape) { expect_concurrent_first_use_agrees(kRec, {1, 3, 48, 136}); }
+TEST(PPOCRModels, DetectorConcurrentFirstUseOfAShape) { expect_concurrent_first_use_agrees(kDet, {1, 3, 160, 96}); }
 
 TEST(PPOCRModels, OptimisationLeavesDetectorOutputUnchanged) {
   auto fx = fixture(kDet);

@@ -1,7 +1,7 @@
 # Tests of skiff_graph and skiff_engine: IR, ONNX import/export, op semantics, passes.
 skiff_add_test(skiff_graph_test
   SOURCES framework/graph/import_export_test.cpp framework/graph/ops_test.cpp framework/graph/passes_test.cpp
-          framework/graph/fusion_test.cpp
+          framework/graph/fusion_test.cpp framework/graph/predictor_threads_test.cpp
   DEPS skiff_framework)
 # The real PP-OCRv4 models vs ONNX Runtime fixtures; pulls the models from the zoo on first use.
 skiff_add_test(skiff_graph_models_test

@@ -16,7 +16,9 @@ const USAGE = `
 usage: node make_fixtures.mjs --det DET.onnx --rec REC.onnx --cls CLS.onnx [options]
 
 Writes det_ppocrv4.safetensors (input 1x3x96x160), rec_ppocrv4.safetensors
-(input 2x3x48x160) and cls_ppocr_mobile_v2.safetensors (input 2x3x48x192).
+(input 2x3x48x160) and cls_ppocr_mobile_v2.safetensors (input 2x3x48x192), and
+per model a *_shapes.safetensors file with small cases at other input shapes
+("case<i>.input.x", "case<i>.output.<name>") made from the synthetic images.
 
   --out DIR          output folder (default: tests/data/ort of this checkout)
   --det-image IMG    detector image instead of the synthetic one (resized to 160x96)
@@ -134,6 +136,61 @@ async function runAndSave(ort, modelPath, threads, input, shape, outFile, extraM
   return { results, session };
 }
 
+// More input shapes per model (dynamic batch, height and width), kept small: the
+// recognizer's 6625-class output dominates the size. Each case is built from the
+// synthetic images, so these files do not depend on --*-image.
+async function runShapeCases(ort, modelPath, threads, cases, outFile, extraMeta) {
+  const session = await createSession(modelPath, threads);
+  if (session.inputNames.length !== 1) throw new Error(`${modelPath}: expected one input, found ${session.inputNames}`);
+  const inName = session.inputNames[0];
+  const entries = [];
+  for (const [i, { shape, data }] of cases.entries()) {
+    const results = await session.run({ [inName]: new ort.Tensor('float32', data, shape) });
+    entries.push([`case${i}.input.${inName}`, { dtype: 'F32', shape, data }]);
+    for (const name of session.outputNames) {
+      const r = results[name];
+      if (r.type !== 'float32') throw new Error(`${modelPath}: output ${name} is ${r.type}, expected float32`);
+      entries.push([`case${i}.output.${name}`, { dtype: 'F32', shape: r.dims.map(Number), data: r.data }]);
+    }
+  }
+  writeSafetensors(outFile, entries, {
+    model: path.basename(modelPath),
+    model_sha256: sha256(modelPath),
+    runtime: `onnxruntime-node ${ort.env.versions?.common ?? '?'} CPU, graph optimization all, ${threads} thread(s)`,
+    generator: 'tests/tools/ort/make_fixtures.mjs',
+    cases: cases.map((c) => c.shape.join('x')).join(', '),
+    ...extraMeta,
+  });
+  const size = fs.statSync(outFile).size;
+  console.log(`${path.relative(process.cwd(), outFile) || outFile}: ${size} bytes; ${cases.length} cases: ${cases.map((c) => c.shape.join('x')).join(', ')}`);
+}
+
+// Batch of images through resizeNormPad (recognizer/classifier preprocessing) at height 48, width w.
+function recBatch(cv, images, w) {
+  const data = new Float32Array(images.length * 3 * 48 * w);
+  images.forEach((img, i) => resizeNormPad(cv, img, 48, w, data, i * 3 * 48 * w));
+  return { shape: [images.length, 3, 48, w], data };
+}
+
+// Batch of images resized to w x h (bilinear) with the detector's normalization.
+function detBatch(cv, images, w, h) {
+  const data = new Float32Array(images.length * 3 * h * w);
+  images.forEach((img, i) => detNormalize(resizeBGR(cv, img, w, h), data, i * 3 * h * w));
+  return { shape: [images.length, 3, h, w], data };
+}
+
+async function writeShapeFixtures(ort, cv, opts) {
+  const det = detImage(cv);
+  const [recA, recB] = recImages(cv);
+  const [up, down] = clsImages(cv);
+  await runShapeCases(ort, opts.det, opts.threads, [detBatch(cv, [det], 96, 64), detBatch(cv, [recA, det], 128, 32)],
+    path.join(opts.out, 'det_ppocrv4_shapes.safetensors'), { preprocess: 'synthetic images resized to each shape, detector normalization' });
+  await runShapeCases(ort, opts.rec, opts.threads, [recBatch(cv, [recA], 64), recBatch(cv, [recB, recA], 32)],
+    path.join(opts.out, 'rec_ppocrv4_shapes.safetensors'), { preprocess: 'synthetic lines, resize_norm_img to each width' });
+  await runShapeCases(ort, opts.cls, opts.threads, [recBatch(cv, [down], 96), recBatch(cv, [up, down, recA], 64)],
+    path.join(opts.out, 'cls_ppocr_mobile_v2_shapes.safetensors'), { preprocess: 'synthetic lines, resize_norm_img to each width' });
+}
+
 runMain('make_fixtures', USAGE, async () => {
   const { opts, positional } = parseArgs(process.argv.slice(2), SPEC);
   if (opts.help) {
@@ -204,4 +261,6 @@ runMain('make_fixtures', USAGE, async () => {
     path.join(opts.out, 'cls_ppocr_mobile_v2.safetensors'), { image: clsSrc.join(', '), preprocess: 'BGR, resize to height 48 keeping aspect, (x/255-0.5)/0.5, zero pad to width 192' });
   const p = clsOut[clsSession.outputNames[0]].data;
   for (let i = 0; i < 2; i++) console.log(`  cls[${i}] p(0)=${p[2 * i].toFixed(4)} p(180)=${p[2 * i + 1].toFixed(4)}`);
+
+  await writeShapeFixtures(ort, cv, opts);
 });
