@@ -105,7 +105,8 @@ TEST(OcrPipeline, SyntheticImagesReachCharacterAccuracy) {
   std::printf("synthetic: %zu lines (%zu upside down), %zu exact, character accuracy %.4f\n", lines, upside_down,
               found_exact, accuracy);
   EXPECT_GT(upside_down, 0u);
-  EXPECT_GE(accuracy, 0.95);
+  // Measured: 73 lines (16 upside down), 70 read exactly, character accuracy 0.9964.
+  EXPECT_GE(accuracy, 0.985);
 }
 
 TEST(OcrPipeline, ImageWithoutTextGivesEmptyResult) {

@@ -37,6 +37,11 @@ std::vector<double> logged_losses(const fs::path& metrics) {
   return out;
 }
 
+// Deterministic runs (same seed, same thread count: same numbers); the bars sit a
+// modest margin from the measured values (see each test).
+// CRNN, 12 steps: logged losses 19.05 18.71 17.56 15.63 (last / first = 0.82).
+constexpr double kCrnnLossRatio = 0.9;
+
 TEST(RecMetric, EditDistanceCountsCodePoints) {
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3);
   EXPECT_EQ(edit_distance("价格", "价钱"), 1);
@@ -154,7 +159,8 @@ TEST(RecRecipe, CrnnTrainsExportsAndResumes) {
   EXPECT_EQ(res.steps, 12);
   auto losses = logged_losses(d / "out/metrics.jsonl");
   ASSERT_EQ(losses.size(), 4u);
-  EXPECT_LT(losses.back(), losses.front()) << fmt::format("{}", fmt::join(losses, " "));
+  std::printf("losses %s\n", fmt::format("{}", fmt::join(losses, " ")).c_str());
+  EXPECT_LT(losses.back(), kCrnnLossRatio * losses.front()) << fmt::format("{}", fmt::join(losses, " "));
   for (const char* f : {"best_model.safetensors", "curves.png", "config.yml", "train.log"})
     EXPECT_TRUE(fs::exists(d / "out" / f)) << f;
 
