@@ -7,7 +7,11 @@
 #   ch_PP-OCRv4_rec_infer.onnx and ch_ppocr_mobile_v2.0_cls_infer.onnx; env
 #   DET_MODEL / REC_MODEL / CLS_MODEL name the files one by one instead.
 #   env: SKIFF_BIN (default build/bin/skiff), WARMUP (3), ITERS (20),
-#        ORT_ONLY=1 to run only the ONNX Runtime half.
+#        ORT_ONLY=1 to run only the ONNX Runtime half, CHECK=0 to skip the check below.
+# Before timing, every case runs once on both sides on the same seeded input
+# (skiff_run_model next to SKIFF_BIN, tests/tools/ort/run_model.mjs): outputs must
+# have the same names and shapes and agree within 1e-3 (max abs difference), or the
+# script stops (exit 1). A case one side did not time is listed, not dropped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODEL_DIR="${1:-${SKIFF_OCR_MODEL_DIR:-}}"
@@ -41,6 +45,7 @@ tests/tools/ort/setup.sh
 
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
+CASES_CHECKED=0
 CASES=(
   "det 960x960|$DET|x:1x3x960x960"
   "det 640x640|$DET|x:1x3x640x640"
@@ -49,6 +54,37 @@ CASES=(
   "cls 8x48x192|$CLS|x:8x3x48x192"
 )
 status=0
+if [ "$ORT_ONLY" != 1 ] && [ "${CHECK:-1}" != 0 ]; then
+  RUN_MODEL="$(dirname "$SKIFF_BIN")/skiff_run_model"
+  [ -x "$RUN_MODEL" ] || die "$RUN_MODEL not found (build the skiff_run_model target, or CHECK=0)"
+  for c in "${CASES[@]}"; do
+    IFS='|' read -r name file input <<<"$c"
+    tag="${name// /_}"
+    "$RUN_MODEL" "$file" --input "$input" "$OUT/$tag.in.safetensors" "$OUT/$tag.skiff.safetensors" ||
+      die "skiff_run_model failed on $name"
+    node tests/tools/ort/run_model.mjs "$file" "$OUT/$tag.in.safetensors" "$OUT/$tag.ort.safetensors" >/dev/null ||
+      die "run_model.mjs (ONNX Runtime) failed on $name"
+    node --input-type=module - "$name" "$OUT/$tag.skiff.safetensors" "$OUT/$tag.ort.safetensors" <<'JS' || exit 1
+const { readSafetensors } = await import(process.cwd() + '/tests/tools/ort/lib/safetensors.mjs');
+const [name, sPath, oPath] = process.argv.slice(2);
+const s = readSafetensors(sPath).tensors, o = readSafetensors(oPath).tensors;
+const bad = [];
+for (const k of new Set([...s.keys(), ...o.keys()])) {
+  const a = s.get(k), b = o.get(k);
+  if (!a || !b) { bad.push(`output ${k} only on the ${a ? 'skiff' : 'ONNX Runtime'} side`); continue; }
+  if (a.shape.join('x') !== b.shape.join('x')) { bad.push(`output ${k}: shape ${a.shape.join('x')} vs ${b.shape.join('x')}`); continue; }
+  let d = 0, sum = 0;
+  for (let i = 0; i < a.data.length; ++i) { d = Math.max(d, Math.abs(a.data[i] - b.data[i])); sum += Math.abs(a.data[i]); }
+  console.error(`compare_models: ${name}: ${k} ${a.shape.join('x')}, max |skiff - ORT| = ${d.toExponential(2)}, sum |out| ${sum.toPrecision(8)}`);
+  if (!(d <= 1e-3)) bad.push(`output ${k}: max abs difference ${d}`);
+}
+for (const b of bad) console.error(`compare_models: MISMATCH ${name}: ${b}`);
+if (bad.length) { console.error('compare_models: the two sides do not compute the same thing; not timing them'); process.exit(1); }
+JS
+    CASES_CHECKED=$((CASES_CHECKED + 1))
+  done
+  echo "compare_models: $CASES_CHECKED cases give the same outputs on both sides" >&2
+fi
 for t in ${THREADS//,/ }; do
   for c in "${CASES[@]}"; do
     IFS='|' read -r name file input <<<"$c"
@@ -79,6 +115,8 @@ const load = (p) => {
   return m;
 };
 const s = load(process.argv[2]), o = load(process.argv[3]);
+const only = [...s.keys()].filter((k) => !o.has(k)).map((k) => `${k.replace('\t', ' thr ')} (skiff only)`)
+  .concat([...o.keys()].filter((k) => !s.has(k)).map((k) => `${k.replace('\t', ' thr ')} (ORT only)`));
 const ms = (x) => (typeof x === 'number' ? x.toFixed(2) : '-');
 const mb = (x) => (typeof x === 'number' ? x.toFixed(1) : '-');
 const pad = (x, n) => String(x).padStart(n);
@@ -86,7 +124,9 @@ console.log(`${'case'.padEnd(14)}${pad('thr', 4)}${pad('skiff ms', 11)}${pad('OR
 for (const [key, { name, t, r: b }] of o) {
   const a = s.get(key)?.r ?? {};
   const ratio = typeof a.median_ms === 'number' && typeof b.median_ms === 'number' ? (a.median_ms / b.median_ms).toFixed(2) : '-';
-  console.log(`${name.padEnd(14)}${pad(t, 4)}${pad(ms(a.median_ms), 11)}${pad(ms(b.median_ms), 11)}${pad(ratio, 8)}${pad(ms(a.p90_ms), 11)}${pad(ms(b.p90_ms), 11)}${pad(mb(a.peak_rss_mb), 10)}${pad(mb(b.peak_rss_mb), 9)}`);
+  const note = typeof a.median_ms !== 'number' ? '  skiff did not time it' : typeof b.median_ms !== 'number' ? '  ORT did not time it' : '';
+  console.log(`${name.padEnd(14)}${pad(t, 4)}${pad(ms(a.median_ms), 11)}${pad(ms(b.median_ms), 11)}${pad(ratio, 8)}${pad(ms(a.p90_ms), 11)}${pad(ms(b.p90_ms), 11)}${pad(mb(a.peak_rss_mb), 10)}${pad(mb(b.peak_rss_mb), 9)}${note}`);
 }
+for (const k of only) console.log(`not compared: ${k}`);
 JS
 exit $status

@@ -121,8 +121,13 @@ header('image');
 for (const t of threads) {
   for (const a of S.filter((r) => r.threads === t && r.image !== '(median)')) {
     const b = get(O, t, a.image);
-    const same = a.lines === b.lines ? '' : `  (lines: skiff ${a.lines}, ORT ${b.lines})`;
+    const same = b.image === undefined ? '  (no ORT row: not compared)'
+      : a.lines === b.lines ? '' : `  (lines: skiff ${a.lines}, ORT ${b.lines})`;
     console.log(`${path.basename(a.image).padEnd(22)}${pad(t, 4)}${pad(ms(a.e2e_ms), 11)}${pad(ms(b.e2e_ms), 11)}${pad(ratio(a.e2e_ms, b.e2e_ms), 8)}${same}`);
   }
+  for (const b of O.filter((r) => r.threads === t && r.image !== '(median)' && get(S, t, r.image).image === undefined))
+    console.log(`${path.basename(b.image).padEnd(22)}${pad(t, 4)}${pad('-', 11)}${pad(ms(b.e2e_ms), 11)}${pad('-', 8)}  (no skiff row: not compared)`);
 }
+const sThreads = new Set(S.map((r) => r.threads)), oThreads = new Set(O.map((r) => r.threads));
+for (const t of oThreads) if (!sThreads.has(t)) console.log(`not compared: ${t} thread(s) ran on ONNX Runtime only`);
 JS

@@ -144,6 +144,11 @@ CASES = {
 
 def main():
     threads = [int(t) for t in (sys.argv[1] if len(sys.argv) > 1 else "1,2").split(",")]
+    try:
+        from peer_info import describe
+        print(f"pytorch_pinn: {describe()}", file=sys.stderr)
+    except Exception as e:  # informative only
+        print(f"pytorch_pinn: cannot describe the BLAS: {e}", file=sys.stderr)
     torch.manual_seed(0)
     xi, xb, on_x = points()
     for nt in threads:

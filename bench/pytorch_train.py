@@ -105,6 +105,9 @@ def train_step(model, loss_fn):
         opt.step()
         return loss.item()
 
+    # What compare_train.sh checks against skiff_train_bench: the same architecture.
+    step.params = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    step.tensors = sum(1 for p in model.parameters() if p.requires_grad)
     return step
 
 
@@ -151,14 +154,21 @@ def median_seconds(step, warmup=2, reps=5, min_time=2.0):
 def main():
     threads = [int(t) for t in (sys.argv[1] if len(sys.argv) > 1 else "1,2").split(",")]
     filt = sys.argv[2] if len(sys.argv) > 2 else ""
+    try:
+        from peer_info import describe
+        print(f"pytorch_train: {describe()}", file=sys.stderr)
+    except Exception as e:  # informative only
+        print(f"pytorch_train: cannot describe the BLAS: {e}", file=sys.stderr)
     for nt in threads:
         torch.set_num_threads(nt)
         for name, make in CASES.items():
             if filt and filt not in name:
                 continue
             torch.manual_seed(0)
-            t = median_seconds(make())
-            print(json.dumps({"bench": name, "threads": nt, "seconds": t}))
+            step = make()
+            t = median_seconds(step)
+            print(json.dumps({"bench": name, "threads": nt, "seconds": t, "params": step.params,
+                              "param_tensors": step.tensors}))
             sys.stdout.flush()
 
 

@@ -167,21 +167,31 @@ struct Options {
   double min_time = 2.0;
 };
 
+// One training step of a built model, and the size of what it trains (compare_train.sh
+// checks that PyTorch trains as many parameters, in as many tensors).
+struct Step {
+  std::function<double()> run;
+  int64_t params = 0, param_tensors = 0;
+};
+
 // One benchmark: builds the model and data, returns a closure running one training step.
 struct Case {
   const char* name;
-  std::function<std::function<double()>()> make;
+  std::function<Step()> make;
 };
 
-std::function<double()> train_step(std::shared_ptr<Module> model, std::function<Tensor()> loss_fn) {
+Step train_step(std::shared_ptr<Module> model, std::function<Tensor()> loss_fn) {
   auto opt = std::make_shared<optim::AdamW>(model->parameters(), optim::AdamOptions{.lr = 1e-4, .weight_decay = 1e-2});
-  return [model, opt, loss_fn] {
+  Step s;
+  for (const Tensor& p : model->parameters()) s.params += p.numel(), ++s.param_tensors;
+  s.run = [model, opt, loss_fn] {
     opt->zero_grad();
     Tensor loss = loss_fn();
     backward(loss);
     opt->step();
     return loss.item<double>();
   };
+  return s;
 }
 
 std::vector<Case> cases() {
@@ -239,10 +249,12 @@ int run(const Options& o) {
     for (const Case& c : cases()) {
       if (!o.filter.empty() && std::string(c.name).find(o.filter) == std::string::npos) continue;
       manual_seed(0);
-      auto step = c.make();
-      const double t = median_seconds(step, o);
+      Step step = c.make();
+      const double t = median_seconds(step.run, o);
       if (o.json) {
-        fmt::print("{}\n", nlohmann::json{{"bench", c.name}, {"threads", nt}, {"seconds", t}}.dump());
+        fmt::print("{}\n", nlohmann::json{{"bench", c.name}, {"threads", nt}, {"seconds", t}, {"params", step.params},
+                                          {"param_tensors", step.param_tensors}}
+                               .dump());
       } else {
         fmt::print("{:<10} threads={}  {:9.1f} ms/step\n", c.name, nt, t * 1e3);
       }
