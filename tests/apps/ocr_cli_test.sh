@@ -58,7 +58,7 @@ check "synth: rec labels" test -s "$TMP/synth/rec_gt.txt"
 check "graph show: exit 0" test "$rc" -eq 0
 check "graph show: op histogram" grep -q "Conv " "$TMP/graph.txt"
 "$SKIFF" graph show "$TMP/corrupt.png" 2>"$TMP/err5.txt"; rc=$?
-check "graph show corrupt: exit 5 (IoError)" test "$rc" -eq 5
+check "graph show corrupt: exit 2 (bad input: a file that is not a model)" test "$rc" -eq 2
 check "graph show corrupt: names file" grep -q "corrupt.png" "$TMP/err5.txt"
 
 echo "$((fails == 0 ? 1 : 0)) passed, $fails failed"
