@@ -5,15 +5,14 @@
 // the zoo on first use, hence the "network" label.
 #include <gtest/gtest.h>
 
-#include <latch>
 #include <string>
-#include <thread>
 
 #include "framework/engine/predictor.h"
 #include "framework/io/safetensors.h"
 #include "framework/core/rng.h"
 #include "framework/ops/ops.h"
 #include "framework/zoo/zoo.h"
+#include "tests/framework/graph/concurrent_runs.h"
 
 namespace skiff::engine {
 namespace {
@@ -102,25 +101,10 @@ void expect_concurrent_first_use_agrees(const ModelCase& m, const Shape& shape) 
   Generator gen(77);
   const Tensor x = randn(shape, DType::Float32, &gen);
   constexpr int kThreads = 8;
-  std::vector<Tensor> got(kThreads);
-  std::vector<std::string> errors(kThreads);
-  std::latch start(kThreads);
-  std::vector<std::thread> threads;
-  for (int i = 0; i < kThreads; ++i)
-    threads.emplace_back([&, i] {
-      start.arrive_and_wait();
-      try {
-        got[size_t(i)] = p.run(std::vector<Tensor>{x})[0];
-      } catch (const std::exception& e) {
-        errors[size_t(i)] = e.what();
-      }
-    });
-  for (auto& t : threads) t.join();
-  Tensor serial;
-  std::thread([&] { serial = p.run(std::vector<Tensor>{x})[0]; }).join();  // same OpenMP defaults as the workers
+  auto runs = graph::testing::run_concurrently(p, x, kThreads);
   for (int i = 0; i < kThreads; ++i) {
-    ASSERT_TRUE(errors[size_t(i)].empty()) << "thread " << i << ": " << errors[size_t(i)];
-    EXPECT_EQ(max_abs_diff(got[size_t(i)], serial), 0.0) << m.zoo_name << " thread " << i;
+    ASSERT_TRUE(runs.errors[size_t(i)].empty()) << "thread " << i << ": " << runs.errors[size_t(i)];
+    EXPECT_EQ(max_abs_diff(runs.outputs[size_t(i)], runs.serial), 0.0) << m.zoo_name << " thread " << i;
   }
 }
 

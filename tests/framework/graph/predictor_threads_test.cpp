@@ -6,14 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <latch>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "framework/core/rng.h"
 #include "framework/engine/predictor.h"
 #include "framework/ops/ops.h"
+#include "tests/framework/graph/concurrent_runs.h"
 #include "tests/framework/graph/graph_builder.h"
 
 namespace skiff::graph {
@@ -56,26 +55,11 @@ TEST(PredictorThreads, ConcurrentFirstCallsOfANewShapeEqualTheSingleThreadedResu
     SCOPED_TRACE(shape.str());
     Generator gen(seed++);
     const Tensor x = randn(shape, DType::Float32, &gen);
-    std::vector<Tensor> got(kThreads);
-    std::vector<std::string> errors(kThreads);
-    std::latch start(kThreads);
-    std::vector<std::thread> threads;
-    for (int i = 0; i < kThreads; ++i)
-      threads.emplace_back([&, i] {
-        start.arrive_and_wait();  // all threads call run() at the same moment
-        try {
-          got[size_t(i)] = p.run(std::vector<Tensor>{x})[0];
-        } catch (const std::exception& e) {
-          errors[size_t(i)] = e.what();
-        }
-      });
-    for (auto& t : threads) t.join();
-    // The single-threaded result, on a new thread too (same OpenMP defaults as the workers).
-    Tensor serial;
-    std::thread([&] { serial = p.run(std::vector<Tensor>{x})[0]; }).join();
+    auto runs = testing::run_concurrently(p, x, kThreads);
+    const Tensor& serial = runs.serial;
     for (int i = 0; i < kThreads; ++i) {
-      ASSERT_TRUE(errors[size_t(i)].empty()) << "thread " << i << ": " << errors[size_t(i)];
-      EXPECT_EQ(max_abs_diff(got[size_t(i)], serial), 0.0) << "thread " << i;
+      ASSERT_TRUE(runs.errors[size_t(i)].empty()) << "thread " << i << ": " << runs.errors[size_t(i)];
+      EXPECT_EQ(max_abs_diff(runs.outputs[size_t(i)], serial), 0.0) << "thread " << i;
     }
     Tensor ref = unoptimised.run(std::vector<Tensor>{x})[0];
     EXPECT_LT(max_abs_diff(serial, ref), 1e-4 * std::max(1.0, amax(abs(ref)).item<double>()));
