@@ -222,6 +222,14 @@ TEST(DetData, DatasetCropsKeepTextAndAreDeterministic) {
   fs::remove_all(d);
 }
 
+// The learnable run of DetRecipe.ShippedRecipeTrainsEvaluatesAndExports: its length and
+// what it must reach. Measured (2 threads): loss 4.25 -> 1.60 (mean of the first / last
+// three logged), held-out precision 0.417, recall 0.714, H-mean 0.526.
+constexpr int kEasySteps = 300;
+constexpr double kEasyMinHmean = 0.4;
+constexpr double kEasyMinRecall = 0.55;
+constexpr double kEasyLossRatio = 0.5;
+
 std::vector<std::string> det_overrides(const fs::path& d, const fs::path& out) {
   return {"Train.dataset.data_dir=" + (d / "train").string(),
           "Train.dataset.label_file_list=[" + (d / "train/det_gt.txt").string() + "]",
@@ -239,15 +247,42 @@ std::vector<std::string> det_overrides(const fs::path& d, const fs::path& out) {
 };
 }
 
+// Pages a small detector learns in a short run: one or two large dark lines on a
+// plain light background, without noise, blur or rotation.
+fs::path easy_pages(const fs::path& dir, int count, uint64_t seed) {
+  SynthOptions o;
+  o.width = 256, o.height = 160, o.min_lines = 1, o.max_lines = 2, o.min_font_px = 28, o.max_font_px = 36;
+  o.max_rotation_deg = 0, o.upside_down_prob = 0, o.max_noise_sigma = 0, o.gradient_prob = 0,
+  o.dark_background_prob = 0;
+  write_synth_dataset(dir.string(), count, seed, o);
+  return dir;
+}
+
+// The shipped recipe with a smaller network, small crops, a constant-ish high learning
+// rate and enough steps to learn the easy pages; evaluated at full size (256) with the
+// lower thresholds a briefly trained model needs (about 100 s on 2 loaded cores).
+std::vector<std::string> easy_overrides(const fs::path& d, const fs::path& out) {
+  auto o = det_overrides(d, out);
+  o.insert(o.end(), {"Global.epoch_num=1000", "Global.max_steps=" + std::to_string(kEasySteps),
+                     "Global.print_batch_step=10", "Global.eval_batch_step=[0, " + std::to_string(kEasySteps / 2) + "]",
+                     "Architecture.Backbone.channels=[8, 8, 16, 16, 32]", "Architecture.Neck.out_channels=16",
+                     "Optimizer.lr.learning_rate=0.01", "Optimizer.lr.warmup_epoch=0",
+                     "Train.loader.batch_size_per_card=8",
+                     "Train.dataset.transforms.3.EastRandomCropData.size=[96, 96]",
+                     "Eval.dataset.transforms.2.DetResizeForTest.limit_side_len=256",
+                     "PostProcess.thresh=0.2", "PostProcess.box_thresh=0.3"});
+  return o;
+}
+
 TEST(DetRecipe, ShippedRecipeTrainsEvaluatesAndExports) {
   fs::path d = scratch("run");
-  pages(d / "train", 16, 1);
-  pages(d / "eval", 2, 2);
+  easy_pages(d / "train", 16, 1);
+  easy_pages(d / "eval", 4, 2);
   std::string recipe = (fs::path(SKIFF_SOURCE_DIR) / "configs/ocr/det_db_synth.yml").string();
-  Recipe r = load_recipe(recipe, det_overrides(d, d / "out"));
+  Recipe r = load_recipe(recipe, easy_overrides(d, d / "out"));
   ASSERT_EQ(r.model_type(), "det");
   train::FitResult res = train_recipe(r, std::nullopt, true);
-  EXPECT_EQ(res.steps, 40);
+  EXPECT_EQ(res.steps, kEasySteps);
   EXPECT_TRUE(fs::exists(d / "out/best_model.safetensors"));
 
   std::vector<double> losses;
@@ -261,36 +296,42 @@ TEST(DetRecipe, ShippedRecipeTrainsEvaluatesAndExports) {
   }
   ASSERT_GE(losses.size(), 6u) << ::testing::PrintToString(losses);
   auto mean3 = [](auto first) { return (first[0] + first[1] + first[2]) / 3; };
-  EXPECT_LT(mean3(losses.end() - 3), 0.8 * mean3(losses.begin()));
+  std::printf("loss %.4f -> %.4f\n", mean3(losses.begin()), mean3(losses.end() - 3));
+  EXPECT_LT(mean3(losses.end() - 3), kEasyLossRatio * mean3(losses.begin()));
 
-  auto m = evaluate_recipe(r);  // the best model
-  EXPECT_EQ(m.at("samples"), 2.0);
-  for (const char* k : {"precision", "recall", "hmean"}) {
-    EXPECT_GE(m.at(k), 0.0);
-    EXPECT_LE(m.at(k), 1.0);
-  }
+  // The best model finds the held-out pages' lines.
+  auto m = evaluate_recipe(r);
+  std::printf("eval: precision %.4f recall %.4f hmean %.4f\n", m.at("precision"), m.at("recall"), m.at("hmean"));
+  EXPECT_EQ(m.at("samples"), 4.0);
+  EXPECT_GE(m.at("hmean"), kEasyMinHmean);
+  EXPECT_GE(m.at("recall"), kEasyMinRecall);
   EXPECT_NEAR(m.at("hmean"), res.best.at("hmean"), 1e-9);
 
   auto predicted = predict_detector(r, {(d / "eval/img_00000.jpg").string()});
   ASSERT_EQ(predicted.size(), 1u);
-  for (const auto& b : predicted[0].boxes) EXPECT_GE(b.score, 0.6f);
+  EXPECT_GE(predicted[0].boxes.size(), 1u);
+  for (const auto& b : predicted[0].boxes) {
+    EXPECT_GE(b.score, 0.3f);  // PostProcess.box_thresh
+    EXPECT_LE(b.score, 1.0f);
+  }
 
   double diff = export_recipe(r, d / "export");
   EXPECT_LT(diff, 1e-4);
   DetInferenceConfig ic = read_det_inference_config(d / "export/inference.yml");
-  EXPECT_EQ(ic.preprocess.limit_side_len, 160);
+  EXPECT_EQ(ic.preprocess.limit_side_len, 256);
   EXPECT_EQ(ic.preprocess.limit_type, LimitType::Max);
   EXPECT_FLOAT_EQ(ic.preprocess.mean[0], 0.485f);
   EXPECT_FLOAT_EQ(ic.preprocess.std[2], 0.225f);
   EXPECT_FLOAT_EQ(ic.preprocess.scale, float(1.0 / 255.0));
-  EXPECT_FLOAT_EQ(ic.db.box_thresh, 0.6f);
+  EXPECT_FLOAT_EQ(ic.db.box_thresh, 0.3f);
+  EXPECT_FLOAT_EQ(ic.db.thresh, 0.2f);
   EXPECT_FLOAT_EQ(ic.db.unclip_ratio, 1.5f);
 
   // The pipeline takes the export directory's settings.
   PipelineConfig pc;
   pc.det_model = (d / "export").string();
   ASSERT_TRUE(apply_det_inference_config(pc));
-  EXPECT_EQ(pc.det.limit_side_len, 160);
+  EXPECT_EQ(pc.det.limit_side_len, 256);
   fs::remove_all(d);
 }
 
