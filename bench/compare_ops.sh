@@ -4,7 +4,7 @@
 #   bench/compare_ops.sh [threads, default 1,2]
 #   env: BUILD_DIR (build), FILTER (only cases whose name contains it), CHECK=0 to
 #        skip the check below.
-# Before timing, both sides compute every case on the same inputs (skiff_ops_check,
+# Before timing, both sides compute every case on the same inputs (skiff bench ops --check,
 # pytorch_ops.py --check) and must agree on output shapes and checksums (gradients
 # too for fwdbwd); a case that differs stops the script (exit 1). Rows only one side
 # produced are listed, not dropped. The peer runs without this machine's
@@ -22,7 +22,7 @@ trap 'rm -rf "$OUT"' EXIT
 
 if [ "${CHECK:-1}" != 0 ]; then
   echo "compare_ops: checking that both sides compute the same outputs" >&2
-  "$BUILD_DIR/bin/skiff_ops_check" ${FILTER:+--filter "$FILTER"} > "$OUT/skiff_check.jsonl"
+  "$BUILD_DIR/bin/skiff" bench ops --check ${FILTER:+--filter "$FILTER"} > "$OUT/skiff_check.jsonl"
   peer "$PEER_PYTHON" bench/pytorch_ops.py --check > "$OUT/torch_check.jsonl"
   "$PEER_PYTHON" - "$OUT/skiff_check.jsonl" "$OUT/torch_check.jsonl" "$FILTER" <<'PY' || exit 1
 import json, sys

@@ -5,8 +5,8 @@ Run through bench/compare_ops.sh, which sets up the peer and prints ratios.
 torch.set_num_threads(N) is set for every case: Debian's torch defaults to 1.
 
 `pytorch_ops.py --check` prints, instead of times, what each case computes on
-inputs both sides build exactly (shapes and checksums), as skiff_ops_check
-(bench/ops_check.cpp) does for skiff; compare_ops.sh compares them before timing.
+inputs both sides build exactly (shapes and checksums), as `skiff bench ops --check`
+(apps/skiff/bench.cpp) does for skiff; compare_ops.sh compares them before timing.
 """
 import json
 import statistics
@@ -38,7 +38,7 @@ CONV_CASES = {
 
 
 def pattern(shape, k):
-    """v[i] = ((i * 7919 + k * 104729) mod 2003) / 1001.5 - 1 in float32 (see bench/ops_check.cpp)."""
+    """v[i] = ((i * 7919 + k * 104729) mod 2003) / 1001.5 - 1 in float32 (see apps/skiff/bench.cpp)."""
     n = 1
     for d in shape:
         n *= d
