@@ -20,6 +20,8 @@ class ProgressBar {
 
   /// True when draw() shows something (enabled and stderr is a terminal).
   bool active() const { return active_; }
+  /// True while a drawing is on screen (draw() since the last clear() / finish()).
+  bool drawn() const { return drawn_; }
   /// Redraws "[bar] text" for `fraction` in [0, 1]. At most ten redraws a
   /// second, except the last one (fraction 1) or with `force`.
   void draw(double fraction, const std::string& text, bool force = false);

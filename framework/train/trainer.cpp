@@ -104,8 +104,7 @@ struct Trainer::Impl {
   std::unique_ptr<optim::ExponentialMovingAverage> ema;
   std::unique_ptr<AppendFile> log_file, metrics_file;
   std::unique_ptr<EventFileWriter> events;
-  bool tty = false;
-  std::unique_ptr<ProgressBar> bar;
+  std::unique_ptr<ProgressBar> bar;  // drawn on a terminal; log lines to stderr otherwise
 
   // Curves for the final plot.
   std::vector<double> loss_steps, losses, eval_steps, eval_values;
@@ -119,7 +118,6 @@ struct Trainer::Impl {
     SKIFF_CHECK(loader.num_batches() > 0, "the training set gives no batches (is it empty, or smaller than one "
                                           "batch with drop_last?)");
     bar = std::make_unique<ProgressBar>(o.progress_bar && !o.quiet);
-    tty = bar->active();
   }
 
   int64_t steps_per_epoch() const { return loader.num_batches(); }
@@ -317,7 +315,7 @@ struct Trainer::Impl {
           events->add_scalar("train/lr", lr(), step);
           loss_steps.push_back(double(step));
           losses.push_back(mean);
-          if (!tty)
+          if (!bar->active())
             say(fmt::format("epoch {} step {}/{} loss {:.4f} lr {:.3e} {:.1f} samples/s ETA {}", epoch + 1, step,
                             total, mean, lr(), ips, format_duration(eta)));
           else

@@ -103,9 +103,8 @@ std::string human_size(uint64_t b) {
 Progress::Progress(Mode mode, std::string label, uint64_t total)
     : mode_(mode), label_(std::move(label)), total_(total), t0_(now_s()),
       bar_(mode == Mode::Bar || mode == Mode::Auto, 30) {
-  if (mode_ == Mode::Auto) mode_ = bar_.active() ? Mode::Bar : Mode::Lines;
-  // Bar was asked for but stderr is no terminal: fall back to lines.
-  if (mode_ == Mode::Bar && !bar_.active()) mode_ = Mode::Lines;
+  // A bar (asked for, or Auto) needs a terminal; without one, plain lines.
+  if (mode_ == Mode::Auto || mode_ == Mode::Bar) mode_ = bar_.active() ? Mode::Bar : Mode::Lines;
 }
 
 void Progress::update(uint64_t done) {
@@ -131,8 +130,8 @@ void Progress::update(uint64_t done) {
 }
 
 void Progress::finish(bool ok) {
-  if (mode_ != Mode::Bar || !bar_.active()) return;
-  if (!ok) fmt::print(stderr, " failed");
+  if (mode_ != Mode::Bar) return;
+  if (!ok && bar_.drawn()) fmt::print(stderr, " failed");
   bar_.finish(true);
 }
 

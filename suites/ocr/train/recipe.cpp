@@ -98,9 +98,9 @@ void load_trained_weights(nn::Module& model, const Recipe& r) {
   } else if (g.has("pretrained_model")) {
     // ImportedGraph built its weights from the ONNX file; other architectures load the weights file now.
     const std::string pretrained = g.text("pretrained_model");
-    if (!imported) load_pretrained_weights(model, r);
+    fs::path file = imported ? zoo::resolve_model_path(pretrained) : load_pretrained_weights(model, r);
     std::fprintf(stderr, "loaded weights from %s (Global.pretrained_model '%s'; no trained model in %s)\n",
-                 zoo::resolve_model_path(pretrained).c_str(), pretrained.c_str(), best.parent_path().c_str());
+                 file.c_str(), pretrained.c_str(), best.parent_path().c_str());
   } else if (g.boolean("allow_random_init", false)) {
     std::fprintf(stderr, "warning: running randomly initialised weights (Global.allow_random_init)\n");
   } else {
@@ -114,16 +114,17 @@ void load_trained_weights(nn::Module& model, const Recipe& r) {
   model.eval();
 }
 
-void load_pretrained_weights(nn::Module& model, const Recipe& r) {
+fs::path load_pretrained_weights(nn::Module& model, const Recipe& r) {
   config::Section g = r.section("Global");
   std::string pretrained = g.text("pretrained_model", "");
-  if (pretrained.empty()) return;
+  if (pretrained.empty()) return {};
   fs::path file = zoo::resolve_model_path(pretrained);
   if (file.extension() == ".onnx")
     throw ValueError(fmt::format("{}: '{}' is an ONNX model; {} starts from a weights file of its own architecture "
                                  "(.safetensors, e.g. another run's best_model.safetensors)",
                                  g.where("pretrained_model"), pretrained, r.section("Architecture").text("name")));
   train::load_weights(model, file);
+  return file;
 }
 
 void record_recipe(const Recipe& r, train::TrainerOptions& o) {

@@ -67,7 +67,8 @@ data::DataLoaderOptions loader_options(const Recipe& recipe, const std::string& 
 void load_trained_weights(nn::Module& model, const Recipe& recipe);
 
 /// Loads Global.pretrained_model (a zoo name or a file) into `model` when set.
-void load_pretrained_weights(nn::Module& model, const Recipe& recipe);
+/// \returns the weights file loaded, or an empty path when none is set.
+std::filesystem::path load_pretrained_weights(nn::Module& model, const Recipe& recipe);
 
 /// Writes the merged recipe as <output_dir>/config.yml and records it in the checkpoints.
 void record_recipe(const Recipe& recipe, train::TrainerOptions& options);
