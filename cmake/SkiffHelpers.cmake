@@ -10,12 +10,23 @@ function(skiff_add_module name)
   target_link_libraries(skiff_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
 endfunction()
 
-# skiff_add_suite(<name> SOURCES ... [DEPS ...]) -> skiff_suite_<name>
+# skiff_add_suite(<name> SOURCES ... [DEPS ...] [CLI_SOURCES ...])
+# -> skiff_suite_<name> (the suite; its register.cpp registers its components and
+# recipe runners) and, with CLI_SOURCES, skiff_suite_<name>_cli (its skiff
+# subcommands, framework/cli/command_registry.h). The skiff executable links every
+# suite declared this way (the global property SKIFF_SUITE_TARGETS), so a suite's
+# static registrations run without anything outside suites/ naming it.
 function(skiff_add_suite name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;CLI_SOURCES" ${ARGN})
   add_library(skiff_suite_${name} ${ARG_SOURCES})
   target_include_directories(skiff_suite_${name} PUBLIC ${PROJECT_SOURCE_DIR})
   target_link_libraries(skiff_suite_${name} PUBLIC skiff_framework ${ARG_DEPS})
+  set_property(GLOBAL APPEND PROPERTY SKIFF_SUITE_TARGETS skiff_suite_${name})
+  if(ARG_CLI_SOURCES)
+    add_library(skiff_suite_${name}_cli ${ARG_CLI_SOURCES})
+    target_link_libraries(skiff_suite_${name}_cli PUBLIC skiff_suite_${name} skiff_cli)
+    set_property(GLOBAL APPEND PROPERTY SKIFF_SUITE_TARGETS skiff_suite_${name}_cli)
+  endif()
 endfunction()
 
 # skiff_add_test(<binary> SOURCES ... DEPS ... [LABELS ...])

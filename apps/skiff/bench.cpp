@@ -10,7 +10,7 @@
 #include <functional>
 #include <sstream>
 
-#include "apps/skiff/bench_timing.h"
+#include "framework/cli/bench_timing.h"
 #include "apps/skiff/commands.h"
 #include "framework/autograd/engine.h"
 #include "framework/core/rng.h"
@@ -21,6 +21,9 @@
 
 namespace skiff::app {
 namespace {
+
+using cli::median_seconds;
+using cli::parse_threads_list;
 
 struct ConvCase {
   const char* name;
@@ -154,8 +157,6 @@ void add_bench_command(CLI::App& app) {
   auto* bench = app.add_subcommand("bench", "Run benchmarks (compare with peers using bench/compare_*.sh)");
   bench->require_subcommand(1);
   add_bench_model_command(*bench);
-  add_bench_ocr_command(*bench);
-  add_bench_pinn_command(*bench);
   auto opts = std::make_shared<Options>();
   auto* ops = bench->add_subcommand("ops", "sgemm GFLOP/s (256..2048), conv2d forward / forward+backward and rfft2 times");
   ops->add_option("--threads-list", opts->threads, "Comma-separated thread counts to run with")->capture_default_str();

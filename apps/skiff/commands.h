@@ -1,6 +1,7 @@
 #pragma once
-// Subcommands of the skiff executable. Each add_* function registers its CLI11
-// subcommand and the callback that runs it.
+// The core subcommands of the skiff executable. Each add_* function registers
+// its CLI11 subcommand and the callback that runs it. Suites add theirs through
+// framework/cli/command_registry.h.
 
 #include <CLI/CLI.hpp>
 
@@ -10,17 +11,11 @@ void add_info_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_zoo_command(CLI::App& app);
 void add_graph_command(CLI::App& app);
-void add_ocr_command(CLI::App& app);
-void add_sci_command(CLI::App& app);
 void add_config_command(CLI::App& app);
 /// `skiff train`, `eval`, `predict` and `export` (YAML recipes).
 void add_train_commands(CLI::App& app);
 /// `skiff bench model`, added under the bench command.
 void add_bench_model_command(CLI::App& bench);
-/// `skiff bench ocr`, added under the bench command.
-void add_bench_ocr_command(CLI::App& bench);
-/// `skiff bench pinn`, added under the bench command.
-void add_bench_pinn_command(CLI::App& bench);
 
 /// Throws ValueError for the first word of argv that stands where `app` (or
 /// one of its subcommands) expects a subcommand and names none, with the

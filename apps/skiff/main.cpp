@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "apps/skiff/commands.h"
+#include "framework/cli/command_registry.h"
 #include "framework/core/error.h"
 #include "framework/core/threading.h"
 #include "skiff/build_info.h"
@@ -27,8 +28,8 @@ int main(int argc, char** argv) {
   skiff::app::add_bench_command(app);
   skiff::app::add_zoo_command(app);
   skiff::app::add_graph_command(app);
-  skiff::app::add_ocr_command(app);
-  skiff::app::add_sci_command(app);
+  // The suites' commands (skiff ocr, skiff sci, skiff bench ocr, ...), registered by the suites linked in.
+  skiff::cli::add_registered_commands(app);
   skiff::app::add_config_command(app);
   skiff::app::add_train_commands(app);
 

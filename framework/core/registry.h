@@ -5,6 +5,7 @@
 /// Suites create child registries with a scope and a parent: a lookup of "DBHead"
 /// in the ocr registry tries ocr first, then the framework registry.
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <string>

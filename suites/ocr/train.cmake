@@ -1,6 +1,7 @@
 # Training: recognition and detection data, models, losses and metrics, and the
-# recipe runners behind skiff train / eval / predict / export.
+# recipe runners behind skiff train / eval / predict / export (registered in register.cpp).
 list(APPEND SKIFF_OCR_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/register.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train/recipe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train/label_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train/imported_graph.cpp

@@ -45,6 +45,41 @@ m = json.load(open(sys.argv[1]))
 sys.exit(0 if sorted(p.split("/")[-1] for p in m["images"]) == ["u.png", "u_snapshots.png"] else 1)
 PY
 
+# The suite-independent commands run the same recipes (task: pinn): skiff train / eval / predict.
+HEAT=(-o model.hidden=[12,12] -o sampling.interior=200 -o sampling.boundary=40 -o sampling.initial=40
+      -o train.adam.iterations=50 -o train.lbfgs.iterations=30 -o eval.grid=[21,11] -o output.dir="$TMP/heat2")
+"$SKIFF" --threads 1 train -c "$ROOT/configs/science/heat.yml" "${HEAT[@]}" -q >"$TMP/heat2.txt" 2>&1; rc=$?
+check "skiff train (pinn): exit 0" test "$rc" -eq 0
+check "skiff train (pinn): wrote the solution" test -s "$TMP/heat2/solution.safetensors"
+"$SKIFF" --threads 1 eval -c "$ROOT/configs/science/heat.yml" "${HEAT[@]}" --json >"$TMP/heat2_eval.json"; rc=$?
+check "skiff eval (pinn): exit 0" test "$rc" -eq 0
+check "skiff eval (pinn): the run's rel L2" python3 - "$TMP/heat2_eval.json" "$TMP/heat2/metrics.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2]))["evaluation"]
+sys.exit(0 if abs(e["u rel_l2"] - m["fields"]["u"]["rel_l2"]) < 1e-12 else 1)
+PY
+"$SKIFF" --threads 1 predict -c "$ROOT/configs/science/heat.yml" "${HEAT[@]}" 0.5,0.25 1,1 >"$TMP/heat2_pred.txt"; rc=$?
+check "skiff predict (pinn): exit 0" test "$rc" -eq 0
+check "skiff predict (pinn): one line per point" grep -cqP '^(0.5,0.25|1,1)\tu=-?[0-9]' "$TMP/heat2_pred.txt"
+check "skiff predict (pinn): two lines" test "$(wc -l <"$TMP/heat2_pred.txt")" -eq 2
+check "skiff predict (pinn): same values as sci query" python3 - "$TMP/heat2_pred.txt" "$SKIFF" "$TMP/heat2/solution.safetensors" <<'PY'
+import subprocess, sys
+pred = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
+q = subprocess.run([sys.argv[2], "--threads", "1", "sci", "query", "--model", sys.argv[3], "--points", "0.5,0.25",
+                    "--points", "1,1"], capture_output=True, text=True, check=True).stdout.splitlines()[1:]
+sys.exit(0 if [p[1] for p in pred] == ["u=" + r.split(",")[2] for r in q] else 1)
+PY
+"$SKIFF" train -c "$ROOT/configs/science/heat.yml" "${HEAT[@]}" --resume >/dev/null 2>"$TMP/resume.err"; rc=$?
+check "skiff train --resume (pinn): exit 2, no checkpoints yet" test "$rc" -eq 2
+check "skiff train --resume (pinn): says why" grep -q "write no checkpoints yet" "$TMP/resume.err"
+"$SKIFF" eval -c "$ROOT/configs/science/heat.yml" -o output.dir="$TMP/none" >/dev/null 2>"$TMP/none.err"; rc=$?
+check "skiff eval (pinn) before training: exit 5 and says train first" grep -q "no trained model at .*train first" "$TMP/none.err"
+check "skiff eval (pinn) before training: exit 5" test "$rc" -eq 5
+sed '/^task:/d' "$ROOT/configs/science/heat.yml" >"$TMP/notask.yml"
+"$SKIFF" train -c "$TMP/notask.yml" >/dev/null 2>"$TMP/notask.err"; rc=$?
+check "skiff train without a task: exit 2" test "$rc" -eq 2
+check "skiff train without a task: lists the tasks" grep -q "names no task.*known: det, operator, pinn, rec" "$TMP/notask.err"
+
 # A neural operator (task: operator): the shipped FNO recipe, shortened.
 "$SKIFF" --threads 1 sci train -c "$ROOT/configs/science/fno_burgers.yml" -o data.train_samples=60 \
   -o data.test_samples=12 -o data.grid=32 -o data.solver_grid=128 -o data.dt=1.0e-3 -o model.width=8 \
@@ -68,6 +103,15 @@ check "fno eval: finer grid" grep -q "on 64 points" "$TMP/fno_fine.txt"
 check "fno eval: grid must divide the solver grid" grep -q "must divide the recipe's solver grid (128)" "$TMP/fno_grid.err"
 "$SKIFF" sci query --model "$TMP/fno/model.safetensors" --points 0.5 >/dev/null 2>"$TMP/fno_q.err"; rc=$?
 check "fno query: refused with a reason" grep -q "neural-operator model" "$TMP/fno_q.err"
+"$SKIFF" eval -c "$ROOT/configs/science/fno_burgers.yml" -o output.dir="$TMP/fno" --json >"$TMP/fno_eval2.json"; rc=$?
+check "skiff eval (operator): exit 0" test "$rc" -eq 0
+check "skiff eval (operator): the run's error" python3 - "$TMP/fno_eval2.json" "$TMP/fno/metrics.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2]))
+sys.exit(0 if abs(e["u rel_l2"] - m["evaluation"]["mean_rel_l2"]) < 1e-12 and e["samples"] == 12 else 1)
+PY
+"$SKIFF" predict -c "$ROOT/configs/science/fno_burgers.yml" -o output.dir="$TMP/fno" x >/dev/null 2>"$TMP/fno_p.err"; rc=$?
+check "skiff predict (operator): not supported, exit 3, says what to use" grep -q "use skiff eval" "$TMP/fno_p.err"
 "$SKIFF" sci train -c "$ROOT/configs/science/fno_burgers.yml" -o task=operater --output "$TMP/badtask" \
   >/dev/null 2>"$TMP/task.err"; rc=$?
 check "unknown task: named" grep -q "unknown task 'operater'" "$TMP/task.err"

@@ -3,14 +3,17 @@
 #include <cmath>
 #include <mutex>
 
+#include <nlohmann/json.hpp>
 
 #include "framework/core/error.h"
+#include "framework/data/image_io.h"
 #include "framework/engine/predictor.h"
 #include "framework/graph/onnx_export.h"
 #include "framework/ops/ops.h"
 #include "framework/train/recipe.h"
 #include "framework/zoo/zoo.h"
 #include "suites/ocr/det_inference_config.h"
+#include "suites/ocr/draw_result.h"
 #include "suites/ocr/pipeline.h"
 #include "suites/ocr/train/det_data.h"
 #include "suites/ocr/train/det_loss.h"
@@ -301,7 +304,8 @@ const Schema& det_recipe_schema() {
   return schema;
 }
 
-void check_det_recipe(const Recipe& r) {
+void DetRecipeRunner::check(const Recipe& r, const config::ValidateOptions& options) const {
+  config::validate(r.top(), det_recipe_schema(), options);
   DetDataOptions data = train_data_options(r);
   DetPreprocessParams pre = eval_preprocess(r);
   if (data.normalize.mean != pre.mean || data.normalize.std != pre.std || data.normalize.scale != pre.scale)
@@ -379,6 +383,42 @@ double export_detector(const Recipe& r, const fs::path& dir) {
   SKIFF_CHECK_SHAPE(onnx.shape() == eager.shape(), "exported model gives shape {}, the eager model {}", onnx.shape(),
                     eager.shape());
   return amax(abs(sub(onnx, eager))).item<double>();
+}
+
+}  // namespace skiff::ocr
+
+namespace skiff::ocr {
+
+train::FitResult DetRecipeRunner::train(const Recipe& r, const train::TrainRequest& request) const {
+  return train_detector(r, resume_from(r, request), request.quiet);
+}
+
+std::map<std::string, double> DetRecipeRunner::evaluate(const Recipe& r) const { return evaluate_detector(r); }
+
+std::vector<std::string> DetRecipeRunner::predict(const Recipe& r, const train::PredictRequest& request) const {
+  std::vector<std::string> lines;
+  for (const auto& p : predict_detector(r, predict_inputs(r, request))) {
+    nlohmann::json boxes = nlohmann::json::array();
+    for (const auto& b : p.boxes) {
+      nlohmann::json points = nlohmann::json::array();
+      for (const auto& q : b.quad.pts) points.push_back({int(q.x), int(q.y)});
+      boxes.push_back({{"points", points}, {"score", std::round(b.score * 1e4) / 1e4}});
+    }
+    lines.push_back(fmt::format("{}\t{}", p.image, boxes.dump()));
+    if (!request.save_dir.empty()) {
+      std::vector<std::array<cv::Point2f, 4>> quads;
+      for (const auto& b : p.boxes) quads.push_back(b.quad.pts);
+      fs::create_directories(request.save_dir);
+      fs::path out = request.save_dir / ("det_res_" + fs::path(p.image).filename().string());
+      data::write_image_file(out.string(), draw_det_result(read_image(p.image), quads));
+      std::fprintf(stderr, "wrote %s\n", out.c_str());
+    }
+  }
+  return lines;
+}
+
+train::ExportResult DetRecipeRunner::export_model(const Recipe& r, const fs::path& dir) const {
+  return exported(dir, export_detector(r, dir));
 }
 
 }  // namespace skiff::ocr

@@ -30,9 +30,20 @@ namespace skiff::ocr {
 /// The schema of a det recipe (registers the components on first use).
 const config::Schema& det_recipe_schema();
 
-/// Checks what the schema cannot say: the transforms each split needs, their
-/// settings, Train and Eval normalizing alike (load_recipe calls it). \throws ValueError.
-void check_det_recipe(const Recipe& recipe);
+/// The runner of `model_type: det` recipes (registered in suites/ocr/register.cpp).
+class DetRecipeRunner final : public OcrRecipeRunner {
+ public:
+  std::string summary() const override { return "text detection (DB), PaddleOCR det recipes"; }
+  /// The schema, then what it cannot say: the transforms each split needs,
+  /// their settings, Train and Eval normalizing alike. \throws ValueError.
+  void check(const Recipe& recipe, const config::ValidateOptions& options) const override;
+  train::FitResult train(const Recipe& recipe, const train::TrainRequest& request) const override;
+  std::map<std::string, double> evaluate(const Recipe& recipe) const override;
+  /// image<TAB>[{"points": [[x, y], ...], "score": s}, ...] per image (PaddleOCR's det
+  /// result format); with save_dir also <save_dir>/det_res_<image name>, the boxes drawn.
+  std::vector<std::string> predict(const Recipe& recipe, const train::PredictRequest& request) const override;
+  train::ExportResult export_model(const Recipe& recipe, const std::filesystem::path& dir) const override;
+};
 
 train::FitResult train_detector(const Recipe& recipe, const std::optional<std::filesystem::path>& resume,
                                 bool quiet = false);

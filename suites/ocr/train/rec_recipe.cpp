@@ -258,7 +258,8 @@ const Schema& rec_recipe_schema() {
   return schema;
 }
 
-void check_rec_recipe(const Recipe& r) {
+void RecRecipeRunner::check(const Recipe& r, const config::ValidateOptions& options) const {
+  config::validate(r.top(), rec_recipe_schema(), options);
   if (r.section("Loss").boolean("use_focal_loss", false))
     throw ValueError(fmt::format("{}: focal CTC is not implemented; remove it", r.section("Loss").where("use_focal_loss")));
 }
@@ -342,6 +343,29 @@ double export_recognizer(const Recipe& r, const fs::path& dir) {
   SKIFF_CHECK_SHAPE(onnx.shape() == eager.shape(), "exported model gives shape {}, the eager model {}", onnx.shape(),
                     eager.shape());
   return amax(abs(sub(onnx, eager))).item<double>();
+}
+
+}  // namespace skiff::ocr
+
+namespace skiff::ocr {
+
+train::FitResult RecRecipeRunner::train(const Recipe& r, const train::TrainRequest& request) const {
+  return train_recognizer(r, resume_from(r, request), request.quiet);
+}
+
+std::map<std::string, double> RecRecipeRunner::evaluate(const Recipe& r) const { return evaluate_recognizer(r); }
+
+std::vector<std::string> RecRecipeRunner::predict(const Recipe& r, const train::PredictRequest& request) const {
+  if (!request.save_dir.empty())
+    throw ValueError(fmt::format("{}: --save_path draws detection boxes; this is a recognition recipe", r.file));
+  std::vector<std::string> lines;
+  for (const auto& p : predict_recognizer(r, predict_inputs(r, request)))
+    lines.push_back(fmt::format("{}\t{}\t{:.4f}", p.image, p.text, p.score));
+  return lines;
+}
+
+train::ExportResult RecRecipeRunner::export_model(const Recipe& r, const fs::path& dir) const {
+  return exported(dir, export_recognizer(r, dir));
 }
 
 }  // namespace skiff::ocr

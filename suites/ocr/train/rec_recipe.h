@@ -27,8 +27,18 @@ namespace skiff::ocr {
 /// The schema of a rec recipe (registers the components on first use).
 const config::Schema& rec_recipe_schema();
 
-/// Checks what the schema cannot say (load_recipe calls it). \throws ValueError.
-void check_rec_recipe(const Recipe& recipe);
+/// The runner of `model_type: rec` recipes (registered in suites/ocr/register.cpp).
+class RecRecipeRunner final : public OcrRecipeRunner {
+ public:
+  std::string summary() const override { return "text recognition (CTC), PaddleOCR rec recipes"; }
+  /// The schema, then what it cannot say. \throws ValueError.
+  void check(const Recipe& recipe, const config::ValidateOptions& options) const override;
+  train::FitResult train(const Recipe& recipe, const train::TrainRequest& request) const override;
+  std::map<std::string, double> evaluate(const Recipe& recipe) const override;
+  /// image<TAB>text<TAB>score per image.
+  std::vector<std::string> predict(const Recipe& recipe, const train::PredictRequest& request) const override;
+  train::ExportResult export_model(const Recipe& recipe, const std::filesystem::path& dir) const override;
+};
 
 /// Trains. `resume`: a checkpoint to continue from. Returns the trainer's result.
 train::FitResult train_recognizer(const Recipe& recipe, const std::optional<std::filesystem::path>& resume,

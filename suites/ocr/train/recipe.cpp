@@ -5,8 +5,6 @@
 #include "framework/io/file.h"
 #include "framework/train/recipe.h"
 #include "framework/zoo/zoo.h"
-#include "suites/ocr/train/det_recipe.h"
-#include "suites/ocr/train/rec_recipe.h"
 
 namespace skiff::ocr {
 
@@ -15,36 +13,27 @@ using config::Key;
 using config::Schema;
 using config::Type;
 
-std::string Recipe::model_type() const { return section("Architecture").text("model_type", "rec"); }
-
-Recipe load_recipe(const std::string& path, const std::vector<std::string>& overrides,
-                   const config::ValidateOptions& options) {
-  Recipe r{config::load_config(path, overrides), path};
-  config::Section root(r.root, "", r.file);
-  std::string type = r.model_type();
-  if (type == "rec") {
-    config::validate(root, rec_recipe_schema(), options);
-    check_rec_recipe(r);
-  } else if (type == "det") {
-    config::validate(root, det_recipe_schema(), options);
-    check_det_recipe(r);
-  } else {
-    throw ValueError(fmt::format("{}: model_type '{}' has no recipe runner (known: rec, det)",
-                                 root.section("Architecture").where("model_type"), type));
-  }
-  return r;
+fs::path OcrRecipeRunner::default_export_dir(const Recipe& r) const {
+  config::Section g = r.section("Global");
+  if (g.has("save_inference_dir")) return g.text("save_inference_dir");
+  return fs::path(g.text("save_model_dir", "./output")) / "inference";
 }
 
-train::FitResult train_recipe(const Recipe& r, const std::optional<fs::path>& resume, bool quiet) {
-  return r.model_type() == "det" ? train_detector(r, resume, quiet) : train_recognizer(r, resume, quiet);
+std::optional<fs::path> OcrRecipeRunner::resume_from(const Recipe& r, const train::TrainRequest& request) {
+  return train::resume_checkpoint(request, r.section("Global").text("save_model_dir", "./output"));
 }
 
-std::map<std::string, double> evaluate_recipe(const Recipe& r) {
-  return r.model_type() == "det" ? evaluate_detector(r) : evaluate_recognizer(r);
+std::vector<std::string> OcrRecipeRunner::predict_inputs(const Recipe& r, const train::PredictRequest& request) {
+  if (!request.inputs.empty()) return request.inputs;
+  config::Section g = r.section("Global");
+  if (!g.has("infer_img"))
+    throw ValueError(fmt::format("{}: no image to predict: name one on the command line or set Global.infer_img",
+                                 r.file));
+  return {g.text("infer_img")};
 }
 
-double export_recipe(const Recipe& r, const fs::path& dir) {
-  return r.model_type() == "det" ? export_detector(r, dir) : export_recognizer(r, dir);
+train::ExportResult OcrRecipeRunner::exported(const fs::path& dir, double max_abs_diff) {
+  return {.files = {dir / "inference.onnx", dir / "inference.yml"}, .max_abs_diff = max_abs_diff};
 }
 
 namespace {

@@ -1,8 +1,8 @@
 #pragma once
 /// \file recipe.h
 /// OCR training recipes in PaddleOCR's layout (Global, Architecture, Loss,
-/// Optimizer, PostProcess, Metric, Train, Eval), and the commands every recipe
-/// supports. Architecture.model_type picks the runner:
+/// Optimizer, PostProcess, Metric, Train, Eval). Architecture.model_type is the
+/// recipe's task (framework/train/recipe_runner.h), and each has its runner:
 ///   rec  text recognition (rec_recipe.h): CTC recognizers
 ///   det  text detection (det_recipe.h): DB detectors
 /// Each runner registers its components with the keys they accept; a recipe is
@@ -18,32 +18,28 @@
 #include "framework/config/schema.h"
 #include "framework/data/dataloader.h"
 #include "framework/nn/module.h"
+#include "framework/train/recipe_runner.h"
 #include "framework/train/trainer.h"
 
 namespace skiff::ocr {
 
-/// A loaded recipe: the merged tree and the file it came from.
-struct Recipe {
-  YAML::Node root;
-  std::string file;
-  config::Section section(const std::string& key) const { return config::Section(root, "", file).section(key); }
-  /// Architecture.model_type ("rec" when absent).
-  std::string model_type() const;
+using train::Recipe;
+
+/// What the rec and det runners share: a PaddleOCR-layout run directory
+/// (Global.save_model_dir), predictions on Global.infer_img by default, and
+/// exports to Global.save_inference_dir.
+class OcrRecipeRunner : public train::RecipeRunner {
+ public:
+  std::filesystem::path default_export_dir(const Recipe& recipe) const override;
+
+ protected:
+  /// The checkpoint `request` asks to resume from (the latest in Global.save_model_dir with --resume).
+  static std::optional<std::filesystem::path> resume_from(const Recipe& recipe, const train::TrainRequest& request);
+  /// request.inputs, or Global.infer_img when there are none.
+  static std::vector<std::string> predict_inputs(const Recipe& recipe, const train::PredictRequest& request);
+  /// inference.onnx and inference.yml in `dir`, with the check's difference.
+  static train::ExportResult exported(const std::filesystem::path& dir, double max_abs_diff);
 };
-
-/// Loads (with _BASE_ and -o overrides) and validates a recipe against the
-/// schema of its model_type. \throws ValueError / IoError with file, line and key.
-Recipe load_recipe(const std::string& path, const std::vector<std::string>& overrides,
-                   const config::ValidateOptions& options = {});
-
-/// Trains. `resume`: a checkpoint to continue from.
-train::FitResult train_recipe(const Recipe& recipe, const std::optional<std::filesystem::path>& resume,
-                              bool quiet = false);
-/// Evaluates the weights load_trained_weights() picks on Eval. Returns the metrics and "samples".
-std::map<std::string, double> evaluate_recipe(const Recipe& recipe);
-/// Writes `dir`/inference.onnx and `dir`/inference.yml and checks the ONNX file
-/// against the eager model. Returns the largest absolute difference.
-double export_recipe(const Recipe& recipe, const std::filesystem::path& dir);
 
 // ---- shared by the runners ----------------------------------------------------------------
 

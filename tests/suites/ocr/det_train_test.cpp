@@ -20,6 +20,7 @@
 #include "suites/ocr/train/det_data.h"
 #include "suites/ocr/train/det_loss.h"
 #include "suites/ocr/train/det_metric.h"
+#include "framework/train/recipe_runner.h"
 #include "suites/ocr/train/det_recipe.h"
 
 namespace skiff::ocr {
@@ -279,9 +280,10 @@ TEST(DetRecipe, ShippedRecipeTrainsEvaluatesAndExports) {
   easy_pages(d / "train", 16, 1);
   easy_pages(d / "eval", 4, 2);
   std::string recipe = (fs::path(SKIFF_SOURCE_DIR) / "configs/ocr/det_db_synth.yml").string();
-  Recipe r = load_recipe(recipe, easy_overrides(d, d / "out"));
-  ASSERT_EQ(r.model_type(), "det");
-  train::FitResult res = train_recipe(r, std::nullopt, true);
+  train::LoadedRecipe run = train::load_recipe(recipe, easy_overrides(d, d / "out"));
+  const Recipe& r = run.recipe;
+  ASSERT_EQ(train::recipe_task(r), "det");
+  train::FitResult res = run.runner->train(r, {.quiet = true});
   EXPECT_EQ(res.steps, kEasySteps);
   EXPECT_TRUE(fs::exists(d / "out/best_model.safetensors"));
 
@@ -300,7 +302,7 @@ TEST(DetRecipe, ShippedRecipeTrainsEvaluatesAndExports) {
   EXPECT_LT(mean3(losses.end() - 3), kEasyLossRatio * mean3(losses.begin()));
 
   // The best model finds the held-out pages' lines.
-  auto m = evaluate_recipe(r);
+  auto m = run.runner->evaluate(r);
   std::printf("eval: precision %.4f recall %.4f hmean %.4f\n", m.at("precision"), m.at("recall"), m.at("hmean"));
   EXPECT_EQ(m.at("samples"), 4.0);
   EXPECT_GE(m.at("hmean"), kEasyMinHmean);
@@ -315,7 +317,7 @@ TEST(DetRecipe, ShippedRecipeTrainsEvaluatesAndExports) {
     EXPECT_LE(b.score, 1.0f);
   }
 
-  double diff = export_recipe(r, d / "export");
+  double diff = run.runner->export_model(r, d / "export").max_abs_diff;
   EXPECT_LT(diff, 1e-4);
   DetInferenceConfig ic = read_det_inference_config(d / "export/inference.yml");
   EXPECT_EQ(ic.preprocess.limit_side_len, 256);
@@ -344,17 +346,21 @@ TEST(DetRecipeNetwork, TheZooDetectorEvaluatesTrainsAndExports) {
   auto o = det_overrides(d, d / "out");
   o.insert(o.end(), {"Architecture={name: ImportedGraph, model_type: det}", "Global.pretrained_model=ppocr-v4-det",
                      "Global.max_steps=2", "Global.eval_batch_step=[0, 2]", "Optimizer.lr.learning_rate=0.00002"});
-  Recipe r = load_recipe(recipe, o);
-  auto before = evaluate_recipe(r);
+  train::LoadedRecipe run = train::load_recipe(recipe, o);
+  const Recipe& r = run.recipe;
+  auto before = run.runner->evaluate(r);
   EXPECT_GE(before.at("hmean"), 0.9);  // clean synthetic pages are easy for it
-  train::FitResult res = train_recipe(r, std::nullopt, true);
+  train::FitResult res = run.runner->train(r, {.quiet = true});
   EXPECT_EQ(res.steps, 2);
   EXPECT_TRUE(std::isfinite(res.last_loss));
-  EXPECT_LT(export_recipe(r, d / "export"), 1e-4);
+  EXPECT_LT(run.runner->export_model(r, d / "export").max_abs_diff, 1e-4);
   // Without Global.pretrained_model there is nothing to import.
   auto no_model = o;
   no_model.push_back("Global.pretrained_model=");
-  EXPECT_NE(error_of([&] { train_recipe(load_recipe(recipe, no_model), std::nullopt, true); }).find("ImportedGraph needs"),
+  EXPECT_NE(error_of([&] {
+              train::LoadedRecipe l = train::load_recipe(recipe, no_model);
+              l.runner->train(l.recipe, {.quiet = true});
+            }).find("ImportedGraph needs"),
             std::string::npos);
   fs::remove_all(d);
 }
@@ -362,7 +368,7 @@ TEST(DetRecipeNetwork, TheZooDetectorEvaluatesTrainsAndExports) {
 TEST(DetRecipe, BadRecipesNameTheKey) {
   std::string recipe = (fs::path(SKIFF_SOURCE_DIR) / "configs/ocr/det_db_synth.yml").string();
   auto error = [&](std::vector<std::string> o) {
-    return error_of([&] { load_recipe(recipe, o, {.check_files = false}); });
+    return error_of([&] { train::load_recipe(recipe, o, {.check_files = false}); });
   };
   EXPECT_NE(error({"Architecture.Backbone.name=MobileNetV3"}).find("unknown det backbone 'MobileNetV3'"), std::string::npos);
   EXPECT_NE(error({"Loss.name=DBLos"}).find("Loss.name: unknown det loss 'DBLos'; did you mean 'DBLoss'?"), std::string::npos);
@@ -375,8 +381,10 @@ TEST(DetRecipe, BadRecipesNameTheKey) {
             std::string::npos);
   EXPECT_NE(error({"Train.dataset.transforms.2.IaaAugment.augmenter_args=[{type: Crop}]"}).find("unknown augmenter 'Crop'"),
             std::string::npos);
-  EXPECT_NE(error({"Architecture.model_type=cls"}).find("model_type 'cls' has no recipe runner (known: rec, det)"),
+  // The task names the runner; the message lists the registered tasks (this binary links only the OCR suite).
+  EXPECT_NE(error({"Architecture.model_type=cls"}).find("Architecture.model_type: no suite runs task 'cls' (known: det, rec)"),
             std::string::npos);
+  EXPECT_NE(error({"Architecture.model_type=dte"}).find("did you mean 'det'?"), std::string::npos);
 }
 
 TEST(DetInferenceConfig, RoundTripsAndRejectsARecognizersFile) {

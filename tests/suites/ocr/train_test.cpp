@@ -13,6 +13,7 @@
 #include "suites/ocr/synth.h"
 #include "suites/ocr/train/rec_data.h"
 #include "suites/ocr/train/rec_metric.h"
+#include "framework/train/recipe_runner.h"
 #include "suites/ocr/train/rec_recipe.h"
 
 namespace skiff::ocr {
@@ -84,7 +85,7 @@ TEST(OcrRecipe, EveryShippedConfigValidates) {
     if (e.path().extension() != ".yml") continue;
     SCOPED_TRACE(e.path().string());
     try {
-      ++by_type[load_recipe(e.path().string(), {}, {.check_files = false}).model_type()];
+      ++by_type[train::recipe_task(train::load_recipe(e.path().string(), {}, {.check_files = false}).recipe)];
     } catch (const Error& err) {
       ADD_FAILURE() << err.what();
     }
@@ -97,7 +98,7 @@ TEST(RecRecipe, BadRecipesNameTheKey) {
   std::string crnn = (fs::path(SKIFF_SOURCE_DIR) / "configs/ocr/rec_crnn_en.yml").string();
   auto error = [&](std::vector<std::string> o) {
     try {
-      load_recipe(crnn, o, {.check_files = false});
+      train::load_recipe(crnn, o, {.check_files = false});
       return std::string();
     } catch (const Error& e) {
       return std::string(e.what());
@@ -115,7 +116,7 @@ TEST(RecRecipe, BadRecipesNameTheKey) {
   EXPECT_NE(error({"Optimizer.name=Adamm"}).find("did you mean 'Adam'?"), std::string::npos);
   std::string missing;
   try {
-    load_recipe(crnn, {"Global.character_dict_path=" + (fs::path(SKIFF_SOURCE_DIR) / "configs/ocr/data/en_dict.txt").string(),
+    train::load_recipe(crnn, {"Global.character_dict_path=" + (fs::path(SKIFF_SOURCE_DIR) / "configs/ocr/data/en_dict.txt").string(),
                        "Train.dataset.data_dir=/nonexistent/skiff/rec_en"});
   } catch (const ValueError& e) {
     missing = e.what();
@@ -154,7 +155,7 @@ TEST(RecRecipe, CrnnTrainsExportsAndResumes) {
   english_lines(d / "train", 12, 1);
   english_lines(d / "eval", 3, 2);
   std::string crnn = (fs::path(SKIFF_SOURCE_DIR) / "configs/ocr/rec_crnn_en.yml").string();
-  Recipe r = load_recipe(crnn, crnn_overrides(d, d / "out"));
+  Recipe r = train::load_recipe(crnn, crnn_overrides(d, d / "out")).recipe;
   train::FitResult res = train_recognizer(r, std::nullopt, true);
   EXPECT_EQ(res.steps, 12);
   auto losses = logged_losses(d / "out/metrics.jsonl");
@@ -180,11 +181,11 @@ TEST(RecRecipe, CrnnTrainsExportsAndResumes) {
   EXPECT_EQ(ic.characters.size(), 73u);
 
   // Resume from the step-12 checkpoint with a longer run: continues at step 12.
-  Recipe longer = load_recipe(crnn, [&] {
+  Recipe longer = train::load_recipe(crnn, [&] {
     auto o = crnn_overrides(d, d / "out");
     o.push_back("Global.max_steps=15");
     return o;
-  }());
+  }()).recipe;
   auto ckpt = train::latest_checkpoint(d / "out");
   ASSERT_TRUE(ckpt);
   EXPECT_EQ(train_recognizer(longer, ckpt, true).steps, 15);
@@ -199,7 +200,7 @@ TEST(RecRecipe, NoWeightsIsAnErrorUnlessRandomInitIsAsked) {
   english_lines(d / "train", 2, 1);
   english_lines(d / "eval", 2, 2);
   std::string crnn = (fs::path(SKIFF_SOURCE_DIR) / "configs/ocr/rec_crnn_en.yml").string();
-  Recipe r = load_recipe(crnn, crnn_overrides(d, d / "empty_run"));
+  Recipe r = train::load_recipe(crnn, crnn_overrides(d, d / "empty_run")).recipe;
   for (auto run : {std::function<void()>([&] { evaluate_recognizer(r); }),
                    std::function<void()>([&] { export_recognizer(r, d / "export"); }),
                    std::function<void()>([&] { predict_recognizer(r, {(d / "eval/crops/img_00000_000.jpg").string()}); })}) {
@@ -217,7 +218,7 @@ TEST(RecRecipe, NoWeightsIsAnErrorUnlessRandomInitIsAsked) {
 
   auto overrides = crnn_overrides(d, d / "empty_run");
   overrides.push_back("Global.allow_random_init=true");
-  Recipe random = load_recipe(crnn, overrides);
+  Recipe random = train::load_recipe(crnn, overrides).recipe;
   EXPECT_GE(evaluate_recognizer(random).at("samples"), 4);  // two pages of 2-3 lines
   fs::remove_all(d);
 }
@@ -230,12 +231,12 @@ TEST(RecRecipeNetwork, FineTunesTheZooRecognizer) {
   // Evaluated on its own training lines: a few steps must already read them better.
   std::string labels = "[" + (d / "lines/rec_gt.txt").string() + "]";
   std::string recipe = (fs::path(SKIFF_SOURCE_DIR) / "configs/ocr/rec_ppocrv4_finetune.yml").string();
-  Recipe r = load_recipe(recipe, {"Train.dataset.data_dir=" + (d / "lines").string(), "Train.dataset.label_file_list=" + labels,
+  Recipe r = train::load_recipe(recipe, {"Train.dataset.data_dir=" + (d / "lines").string(), "Train.dataset.label_file_list=" + labels,
                                   "Eval.dataset.data_dir=" + (d / "lines").string(), "Eval.dataset.label_file_list=" + labels,
                                   "Global.save_model_dir=" + (d / "out").string(), "Global.max_steps=8",
                                   "Global.print_batch_step=4", "Global.eval_batch_step=[0, 8]",
                                   "Train.loader.batch_size_per_card=4", "Optimizer.lr.learning_rate=0.0005",
-                                  "Optimizer.lr.warmup_epoch=0"});
+                                  "Optimizer.lr.warmup_epoch=0"}).recipe;
   auto before = evaluate_recognizer(r);
   train_recognizer(r, std::nullopt, true);
   auto after = evaluate_recognizer(r);  // best_model.safetensors

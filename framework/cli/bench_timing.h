@@ -1,5 +1,5 @@
 #pragma once
-// Timing helpers shared by the `skiff bench` subcommands.
+// Timing helpers shared by the `skiff bench` subcommands (core and suites).
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -9,7 +9,7 @@
 
 #include "framework/core/error.h"
 
-namespace skiff::app {
+namespace skiff::cli {
 
 /// Median wall time of fn() after 3 warm-up calls, over at least min_reps calls
 /// and min_time seconds (at most 1000 calls).
@@ -45,4 +45,4 @@ inline std::vector<int> parse_threads_list(const std::string& text) {
   return out;
 }
 
-}  // namespace skiff::app
+}  // namespace skiff::cli

@@ -19,14 +19,14 @@
 #include <filesystem>
 #include <sstream>
 
-#include "apps/skiff/commands.h"
+#include "framework/cli/command_registry.h"
 #include "framework/core/error.h"
 #include "framework/core/threading.h"
 #include "suites/ocr/pipeline.h"
 
 extern char** environ;
 
-namespace skiff::app {
+namespace skiff::ocr {
 namespace {
 
 namespace fs = std::filesystem;
@@ -207,8 +207,6 @@ void run_ocr_bench(const OcrBenchOptions& o) {
   }
 }
 
-}  // namespace
-
 void add_bench_ocr_command(CLI::App& bench) {
   auto o = std::make_shared<OcrBenchOptions>();
   auto* cmd = bench.add_subcommand("ocr", "End-to-end OCR latency (imread -> text) per image, with stage split and cold start");
@@ -224,4 +222,7 @@ void add_bench_ocr_command(CLI::App& bench) {
   cmd->callback([o] { run_ocr_bench(*o); });
 }
 
-}  // namespace skiff::app
+}  // namespace
+}  // namespace skiff::ocr
+
+SKIFF_REGISTER_COMMAND("bench ocr", skiff::ocr::add_bench_ocr_command);

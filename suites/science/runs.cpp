@@ -1,34 +1,43 @@
-// `skiff sci`: the science suite's commands.
-//   skiff sci train -c configs/science/plate_bending.yml [-o train.adam.iterations=500]
-//   skiff sci eval --model output/plate_bending/solution.safetensors
-//   skiff sci query --model ... --points 1,1.5 --points 0.5,0.5   (or --grid 11,11 --csv out.csv)
-// Recipes with `task: operator` (configs/science/fno_burgers.yml) train and
-// evaluate a neural operator instead; their model is model.safetensors.
+#include "suites/science/runs.h"
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <filesystem>
 #include <sstream>
 #include <type_traits>
 
-#include "apps/skiff/commands.h"
 #include "framework/core/error.h"
 #include "framework/core/threading.h"
-#include "framework/io/file.h"
 #include "framework/ops/ops.h"
 #include "suites/science/operator/operator_run.h"
 #include "suites/science/report.h"
 
-namespace skiff::app {
+namespace skiff::science {
+
 namespace {
 
-using namespace skiff::science;
-
-void print_evaluation(const Evaluation& e) {
+std::vector<std::string> evaluation_lines(const Evaluation& e) {
+  std::vector<std::string> lines;
   for (const auto& f : e.errors)
-    fmt::print("{:<6} rel L2 {:.3e}   max |error| {:.3e} {}  (max |reference| {:.4g})\n", f.name, f.rel_l2, f.max_abs,
-               f.unit, f.ref_max_abs);
-  for (const auto& [k, v] : e.figures) fmt::print("{:<28} {:.6g}\n", k, v);
+    lines.push_back(fmt::format("{:<6} rel L2 {:.3e}   max |error| {:.3e} {}  (max |reference| {:.4g})", f.name,
+                                f.rel_l2, f.max_abs, f.unit, f.ref_max_abs));
+  for (const auto& [k, v] : e.figures) lines.push_back(fmt::format("{:<28} {:.6g}", k, v));
+  return lines;
+}
+
+std::map<std::string, double> evaluation_metrics(const Evaluation& e) {
+  std::map<std::string, double> m = e.figures;
+  for (const auto& f : e.errors) {
+    m[f.name + " rel_l2"] = f.rel_l2;
+    m[f.name + " max_abs"] = f.max_abs;
+  }
+  return m;
+}
+
+void print_lines(const std::vector<std::string>& lines) {
+  for (const auto& l : lines) fmt::print("{}\n", l);
 }
 
 // "a,b,c" as numbers of type T (int64_t or double); the error names the flag and
@@ -72,12 +81,14 @@ nlohmann::json write_outputs(const std::string& dir, PinnSolver& solver, const S
   return j;
 }
 
-void print_operator_evaluation(const OperatorEvaluation& e) {
-  fmt::print("u      rel L2 {:.3e} (mean over {} held-out samples on {} points; median {:.3e}, max {:.3e})\n",
-             e.mean_rel_l2, e.samples, e.grid, e.median_rel_l2, e.max_rel_l2);
+std::string operator_evaluation_line(const OperatorEvaluation& e) {
+  return fmt::format("u      rel L2 {:.3e} (mean over {} held-out samples on {} points; median {:.3e}, max {:.3e})",
+                     e.mean_rel_l2, e.samples, e.grid, e.median_rel_l2, e.max_rel_l2);
 }
 
-void run_operator_train(const OperatorRecipe& recipe, std::string output, bool quiet) {
+}  // namespace
+
+int64_t train_operator_recipe(const OperatorRecipe& recipe, std::string output, bool quiet) {
   if (output.empty()) output = recipe.output_dir;
   fmt::print(stderr,
              "sci: Fourier neural operator for Burgers (nu {:g}, t {:g}; {}), {} modes x width {} x {} layers, "
@@ -118,10 +129,14 @@ void run_operator_train(const OperatorRecipe& recipe, std::string output, bool q
   fmt::print("trained the Fourier neural operator in {:.1f} s (data {:.1f} s); wrote {}/metrics.json, "
              "model.safetensors and samples.png\n",
              log.empty() ? 0.0 : log.back().seconds, data_seconds, output);
-  print_operator_evaluation(e);
+  fmt::print("{}\n", operator_evaluation_line(e));
+  return recipe.epochs;
 }
 
-void run_operator_eval(const std::string& path, const std::string& grid_text, const std::string& output, bool json) {
+namespace {
+
+SavedModelEvaluation evaluate_operator_model(const std::string& path, const std::string& grid_text,
+                                             const std::string& output) {
   OperatorModel m = load_operator(path);
   int64_t grid = m.recipe.grid;
   if (!grid_text.empty()) {
@@ -139,18 +154,17 @@ void run_operator_eval(const std::string& path, const std::string& grid_text, co
                      {"images", write_operator_images(output, *m.model, m.recipe, test)}};
     write_json((std::filesystem::path(output) / "metrics.json").string(), j);
   }
-  if (json) {
-    fmt::print("{}\n", operator_evaluation_json(e).dump(2));
-  } else {
-    fmt::print("Fourier neural operator from {} on the held-out set\n", path);
-    print_operator_evaluation(e);
-  }
+  return {.title = fmt::format("Fourier neural operator from {} on the held-out set", path),
+          .lines = {operator_evaluation_line(e)},
+          .json = operator_evaluation_json(e),
+          .metrics = {{"u rel_l2", e.mean_rel_l2}, {"u median_rel_l2", e.median_rel_l2},
+                      {"u max_rel_l2", e.max_rel_l2}, {"samples", double(e.samples)}}};
 }
 
-void run_train(const std::string& config, const std::vector<std::string>& overrides, std::string output, bool quiet) {
-  YAML::Node root = read_recipe_yaml(config, overrides);
-  if (recipe_task(root, config) == "operator") return run_operator_train(parse_operator_recipe(root, config), output, quiet);
-  ScienceRecipe recipe = parse_recipe(root, config);
+}  // namespace
+
+int64_t train_pinn_recipe(const ScienceRecipe& recipe, std::string output, bool quiet) {
+  const std::string& config = recipe.file;
   if (output.empty()) output = recipe.output_dir;
   auto solver = recipe.make_solver();
   fmt::print(stderr, "sci: {} ({}), network {} -> {} -> {}, {} derivatives, {} threads, output {}\n",
@@ -176,11 +190,13 @@ void run_train(const std::string& config, const std::vector<std::string>& overri
   write_json((std::filesystem::path(output) / "metrics.json").string(), j);
   fmt::print("trained {} in {:.1f} s; wrote {}/metrics.json, solution.safetensors and {} image(s)\n",
              recipe.problem->name(), seconds, output, j["images"].size());
-  print_evaluation(e);
+  print_lines(evaluation_lines(e));
+  return recipe.train.adam_iterations + recipe.train.lbfgs_iterations;
 }
 
-void run_eval(const std::string& model, const std::string& grid_text, std::string output, bool json) {
-  if (is_operator_file(model)) return run_operator_eval(model, grid_text, output, json);
+SavedModelEvaluation evaluate_saved_model(const std::string& model, const std::string& grid_text,
+                                          const std::string& output) {
+  if (is_operator_file(model)) return evaluate_operator_model(model, grid_text, output);
   Solution s = load_solution(model);
   std::vector<int64_t> grid = grid_text.empty() ? s.recipe.eval_grid : parse_sizes(grid_text, "--grid");
   Evaluation e = s.solver->evaluate(grid_points(*s.recipe.problem->domain(), grid));
@@ -189,16 +205,14 @@ void run_eval(const std::string& model, const std::string& grid_text, std::strin
     j["solution"] = model;
     write_json((std::filesystem::path(output) / "metrics.json").string(), j);
   }
-  if (json) {
-    fmt::print("{}\n", evaluation_json(e).dump(2));
-  } else {
-    fmt::print("{} from {} on a {} grid\n", s.recipe.problem->name(), model, fmt::join(grid, "x"));
-    print_evaluation(e);
-  }
+  return {.title = fmt::format("{} from {} on a {} grid", s.recipe.problem->name(), model, fmt::join(grid, "x")),
+          .lines = evaluation_lines(e),
+          .json = evaluation_json(e),
+          .metrics = evaluation_metrics(e)};
 }
 
-void run_query(const std::string& model, const std::vector<std::string>& points, const std::string& grid_text,
-               const std::string& csv) {
+std::string query_solution(const std::string& model, const std::vector<std::string>& points,
+                           const std::string& grid_text) {
   SKIFF_CHECK(!is_operator_file(model),
               "sci query: '{}' is a neural-operator model; it maps whole functions, not points (use sci eval)", model);
   Solution s = load_solution(model);
@@ -232,59 +246,7 @@ void run_query(const std::string& model, const std::vector<std::string>& points,
     for (const auto& c : cols) out += fmt::format(",{:.9g}", c[i]);
     out += "\n";
   }
-  if (csv.empty()) {
-    fmt::print("{}", out);
-  } else {
-    io::write_file_atomic(csv, out);
-    fmt::print("wrote {} points to {}\n", pts.size(0), csv);
-  }
+  return out;
 }
 
-}  // namespace
-
-void add_sci_command(CLI::App& app) {
-  auto* sci = app.add_subcommand("sci", "Scientific computing: physics-informed networks from YAML recipes");
-  sci->require_subcommand(1);
-  struct Options {
-    std::string config, output, model, grid, csv;
-    std::vector<std::string> overrides, points;
-    bool quiet = false, json = false;
-  };
-  auto o = std::make_shared<Options>();
-
-  auto* train = sci->add_subcommand(
-      "train", fmt::format("Train a PINN from a recipe (problems: {}); writes metrics.json, solution.safetensors and "
-                           "one PNG per field (prediction, reference, error) to the output directory. A recipe with "
-                           "'task: operator' trains a Fourier neural operator instead (model.safetensors, samples.png)",
-                           fmt::join(science::problem_names(), ", ")));
-  train->add_option("-c,--config", o->config, "Recipe YAML file (e.g. configs/science/plate_bending.yml)")
-      ->required()
-      ->check(CLI::ExistingFile);
-  train->add_option("-o,--override", o->overrides,
-                    "Override a recipe value, key.path=value (YAML value), e.g. -o train.adam.iterations=500");
-  train->add_option("--output", o->output, "Output directory (default: the recipe's output.dir)");
-  train->add_flag("-q,--quiet", o->quiet, "Do not print training progress");
-  train->callback([o] { run_train(o->config, o->overrides, o->output, o->quiet); });
-
-  auto* eval = sci->add_subcommand("eval",
-                                   "Re-evaluate a saved solution against the problem's reference (an operator model: "
-                                   "on its held-out set, regenerated from the stored recipe)");
-  eval->add_option("--model", o->model, "solution.safetensors or model.safetensors written by `skiff sci train`")
-      ->required()
-      ->check(CLI::ExistingFile);
-  eval->add_option("--grid", o->grid,
-                   "Evaluation grid, e.g. 201,301 (default: the recipe's eval.grid); for an operator one size, e.g. "
-                   "512, that divides its solver grid");
-  eval->add_option("--output", o->output, "Also write metrics.json and the field images to this directory");
-  eval->add_flag("--json", o->json, "Print the evaluation as JSON");
-  eval->callback([o] { run_eval(o->model, o->grid, o->output, o->json); });
-
-  auto* query = sci->add_subcommand("query", "Print a saved solution's fields at points or on a grid (CSV)");
-  query->add_option("--model", o->model, "solution.safetensors written by `skiff sci train`")->required();
-  query->add_option("--points", o->points, "A point in physical units, coordinates separated by commas (repeatable)");
-  query->add_option("--grid", o->grid, "A regular grid over the domain, e.g. 11,16");
-  query->add_option("--csv", o->csv, "Write the CSV to this file instead of stdout");
-  query->callback([o] { run_query(o->model, o->points, o->grid, o->csv); });
-}
-
-}  // namespace skiff::app
+}  // namespace skiff::science

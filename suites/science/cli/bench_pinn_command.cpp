@@ -4,15 +4,18 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "apps/skiff/bench_timing.h"
-#include "apps/skiff/commands.h"
+#include "framework/cli/bench_timing.h"
+#include "framework/cli/command_registry.h"
 #include "framework/autograd/engine.h"
 #include "framework/core/threading.h"
 #include "framework/optim/optimizers.h"
 #include "suites/science/recipe.h"
 
-namespace skiff::app {
+namespace skiff::science {
 namespace {
+
+using cli::median_seconds;
+using cli::parse_threads_list;
 
 // MLP 2 -> 50 x 4 -> 1 (tanh), 2000 interior + 400 boundary points, float32.
 constexpr const char* kCases[][2] = {
@@ -33,8 +36,6 @@ double step_seconds(const std::string& problem_yaml, const std::string& mode) {
     adam.step();
   }, 1.0, 5, 2);
 }
-
-}  // namespace
 
 void add_bench_pinn_command(CLI::App& bench) {
   struct Options {
@@ -71,4 +72,7 @@ void add_bench_pinn_command(CLI::App& bench) {
   });
 }
 
-}  // namespace skiff::app
+}  // namespace
+}  // namespace skiff::science
+
+SKIFF_REGISTER_COMMAND("bench pinn", skiff::science::add_bench_pinn_command);

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <set>
 
-#include "apps/skiff/commands.h"
+#include "framework/cli/command_registry.h"
 #include "framework/core/error.h"
 #include "framework/core/threading.h"
 #include "framework/data/image_io.h"
@@ -20,7 +20,7 @@
 #include "suites/ocr/pipeline.h"
 #include "suites/ocr/synth.h"
 
-namespace skiff::app {
+namespace skiff::ocr {
 namespace {
 
 namespace fs = std::filesystem;
@@ -207,8 +207,6 @@ void run_synth(const SynthCommandOptions& o) {
   fmt::print(stderr, "wrote {} images with det_gt.txt and rec_gt.txt to {}\n", o.count, o.out);
 }
 
-}  // namespace
-
 void add_ocr_command(CLI::App& app) {
   auto o = std::make_shared<OcrOptions>();
   auto* ocr = app.add_subcommand("ocr", "Read the text in images with PP-OCRv4 (detection, orientation, recognition)");
@@ -290,4 +288,7 @@ void add_ocr_command(CLI::App& app) {
   });
 }
 
-}  // namespace skiff::app
+}  // namespace
+}  // namespace skiff::ocr
+
+SKIFF_REGISTER_COMMAND("ocr", skiff::ocr::add_ocr_command);
