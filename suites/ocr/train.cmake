@@ -4,6 +4,7 @@ list(APPEND SKIFF_OCR_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/register.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train/recipe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train/label_file.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/train/transforms.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train/imported_graph.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train/rec_data.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train/rec_model.cpp

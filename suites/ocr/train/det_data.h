@@ -22,8 +22,6 @@
 
 #include <opencv2/core.hpp>
 
-#include "framework/data/dataset.h"
-#include "suites/ocr/preprocess.h"
 
 namespace skiff::ocr {
 
@@ -40,6 +38,11 @@ struct DetSample {
   std::vector<DetPolygon> polygons;
 };
 
+/// The regions of one det label (the JSON after the tab); `where` ("file:line")
+/// names it in errors. \throws ValueError for bad JSON or a region with fewer
+/// than 3 points.
+std::vector<DetPolygon> parse_det_label(const std::string& label, const std::string& where);
+
 /// Reads det label files. \throws IoError naming a missing label file;
 /// ValueError with file:line for a line without a tab, bad JSON, or a region
 /// with fewer than 3 points.
@@ -50,6 +53,8 @@ struct DetTargetOptions {
   double min_text_size = 8;   ///< polygons whose shorter side is smaller are masked out
   double thresh_min = 0.3;    ///< threshold map range
   double thresh_max = 0.7;
+  bool shrink = true;  ///< build shrink_map / shrink_mask (MakeShrinkMap)
+  bool border = true;  ///< build threshold_map / threshold_mask (MakeBorderMap)
 };
 
 /// The four DB training maps of one image, each rows x cols float32 (CV_32FC1).
@@ -57,7 +62,10 @@ struct DetTargets {
   cv::Mat shrink_map, shrink_mask, threshold_map, threshold_mask;
 };
 
-/// Builds the targets for `polygons` on a rows x cols image.
+/// Builds the targets for `polygons` on a rows x cols image (the maps not asked
+/// for in `options` stay at their initial values). Both skip the regions the
+/// shrink mask masks out: ignored, smaller than min_text_size, or vanishing
+/// when shrunk.
 DetTargets make_det_targets(const std::vector<DetPolygon>& polygons, int rows, int cols,
                             const DetTargetOptions& options = {});
 
@@ -67,40 +75,5 @@ std::vector<std::vector<cv::Point>> offset_polygon(const std::vector<cv::Point2f
 
 /// The DB offset D = area * (1 - r^2) / perimeter (0 for a degenerate polygon).
 double db_offset(const std::vector<cv::Point2f>& polygon, double shrink_ratio);
-
-struct DetDataOptions {
-  /// EastRandomCropData: crops are size[0] x size[1] (rows x cols).
-  int crop_h = 640, crop_w = 640;
-  double min_crop_side_ratio = 0.1;  ///< smallest crop side, as a fraction of the image's
-  int max_tries = 10;                ///< attempts to find a crop that cuts no text
-  double flip_prob = 0;              ///< IaaAugment Fliplr: mirror with this probability
-  double max_rotation_deg = 0;       ///< IaaAugment Affine rotate: uniform in [-max, max] degrees
-  double min_scale = 1, max_scale = 1;  ///< IaaAugment Resize: scale uniform in [min, max]
-  DetTargetOptions targets;
-  DetPreprocessParams normalize;     ///< NormalizeImage (mean, std, scale)
-};
-
-/// A detection training set: get() gives {"image": float32 [3, crop_h, crop_w],
-/// "shrink_map", "shrink_mask", "threshold_map", "threshold_mask": float32
-/// [crop_h, crop_w]}. The image is augmented, cropped where no text is cut
-/// (PaddleOCR EastRandomCropData), scaled to fit the crop size keeping its
-/// ratio and zero-padded right and bottom.
-class DetDataset : public data::Dataset {
- public:
-  /// \throws ValueError if there is no sample or a size is not positive, IoError
-  /// naming the first image that does not exist.
-  DetDataset(std::vector<DetSample> samples, DetDataOptions options);
-
-  int64_t size() const override { return int64_t(samples_.size()); }
-  data::Example get(int64_t index) const override;
-  data::Example get(int64_t index, Generator& gen) const override;
-
-  const std::vector<DetSample>& samples() const { return samples_; }
-  const DetDataOptions& options() const { return options_; }
-
- private:
-  std::vector<DetSample> samples_;
-  DetDataOptions options_;
-};
 
 }  // namespace skiff::ocr

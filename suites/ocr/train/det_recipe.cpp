@@ -19,6 +19,7 @@
 #include "suites/ocr/train/det_loss.h"
 #include "suites/ocr/train/det_metric.h"
 #include "suites/ocr/train/det_model.h"
+#include "suites/ocr/train/transforms.h"
 
 namespace skiff::ocr {
 
@@ -102,131 +103,32 @@ const ArchitectureFactory& architectures() {
                Schema{{Key{.name = "data_dir", .type = Type::Path, .help = "image paths are relative to it"},
                        Key{.name = "label_file_list", .type = Type::Paths, .required = true},
                        Key{.name = "ratio_list", .type = Type::Numbers, .help = "must be 1 per file", .min = 1, .max = 1},
-                       Key{.name = "transforms", .type = Type::Components, .required = true, .kind = "det transform"}}}});
-    table.add({"det transform", "DecodeImage", "read the image (BGR)",
-               Schema{{Key{.name = "img_mode", .type = Type::String, .choices = {"BGR"}},
-                       Key{.name = "channel_first", .type = Type::Boolean}}}});
-    table.add({"det transform", "DetLabelEncode", "polygons and '###' ignore tags from the label", Schema{}});
-    table.add({"det transform", "IaaAugment", "augmenter_args: Fliplr {p}, Affine {rotate: [a, b]}, Resize {size: [a, b]}",
-               Schema{{Key{.name = "augmenter_args", .type = Type::Any, .help = "list of {type, args}"}}}});
-    table.add({"det transform", "EastRandomCropData", "crop where no text is cut, fit into size [h, w], pad",
-               Schema{{Key{.name = "size", .type = Type::Integers, .required = true, .min = 32},
-                       Key{.name = "max_tries", .type = Type::Integer, .min = 1},
-                       Key{.name = "keep_ratio", .type = Type::Boolean, .help = "must be true"},
-                       Key{.name = "min_crop_side_ratio", .type = Type::Number, .min = 0, .max = 1}}}});
-    table.add({"det transform", "MakeBorderMap", "threshold map and mask",
-               Schema{{Key{.name = "shrink_ratio", .type = Type::Number, .min = 0.01, .max = 0.99},
-                       unit_key("thresh_min", "threshold map low value (0.3)"),
-                       unit_key("thresh_max", "threshold map high value (0.7)")}}});
-    table.add({"det transform", "MakeShrinkMap", "shrunk text kernels and mask",
-               Schema{{Key{.name = "shrink_ratio", .type = Type::Number, .min = 0.01, .max = 0.99},
-                       Key{.name = "min_text_size", .type = Type::Number, .help = "pixels (8)", .min = 0}}}});
-    table.add({"det transform", "DetResizeForTest", "evaluation / inference size rule",
-               Schema{{Key{.name = "limit_side_len", .type = Type::Integer, .min = 32},
-                       Key{.name = "limit_type", .type = Type::String, .choices = {"max", "min"}},
-                       Key{.name = "resize_long", .type = Type::Integer, .help = "same as limit_side_len with max", .min = 32}}}});
-    table.add({"det transform", "NormalizeImage", "(x * scale - mean) / std per channel",
-               Schema{{Key{.name = "scale", .type = Type::Any, .help = "a number or a fraction such as 1./255."},
-                       Key{.name = "mean", .type = Type::Numbers}, Key{.name = "std", .type = Type::Numbers},
-                       Key{.name = "order", .type = Type::String, .choices = {"hwc"}}}}});
-    table.add({"det transform", "ToCHWImage", "HWC to CHW", Schema{}});
-    table.add({"det transform", "KeepKeys", "accepted for PaddleOCR recipes",
-               Schema{{Key{.name = "keep_keys", .type = Type::Strings}}}});
+                       Key{.name = "transforms", .type = Type::Components, .required = true, .kind = "transform"}}}});
   });
   return f;
 }
 
-// ---- reading the transforms ----------------------------------------------------------------------
+// ---- the transform lists ---------------------------------------------------------------------
 
-void read_augmenters(const config::ComponentEntry& t, DetDataOptions& o) {
-  YAML::Node list = t.settings.get("augmenter_args");
-  if (!list) return;
-  if (!list.IsSequence()) throw ValueError(fmt::format("{}: augmenter_args must be a list of {{type, args}}", t.where));
-  for (size_t i = 0; i < list.size(); ++i) {
-    std::string where = fmt::format("{}.augmenter_args[{}]", t.where, i);
-    YAML::Node a = list[i];
-    if (!a.IsMap() || !a["type"]) throw ValueError(fmt::format("{}: expected {{type: ..., args: ...}}", where));
-    auto type = a["type"].as<std::string>();
-    YAML::Node args = a["args"];
-    auto range = [&](const char* key) {
-      YAML::Node v = args ? args[key] : YAML::Node();
-      if (!v || !v.IsSequence() || v.size() != 2)
-        throw ValueError(fmt::format("{}: args.{} must be [low, high]", where, key));
-      return std::pair{v[0].as<double>(), v[1].as<double>()};
-    };
-    if (type == "Fliplr") {
-      o.flip_prob = args && args["p"] ? args["p"].as<double>() : 0.5;
-      if (o.flip_prob < 0 || o.flip_prob > 1) throw ValueError(fmt::format("{}: args.p must be in [0, 1]", where));
-    } else if (type == "Affine") {
-      auto [lo, hi] = range("rotate");
-      o.max_rotation_deg = std::max(std::abs(lo), std::abs(hi));
-    } else if (type == "Resize") {
-      auto [lo, hi] = range("size");
-      if (!(lo > 0 && lo <= hi)) throw ValueError(fmt::format("{}: args.size needs 0 < low <= high", where));
-      o.min_scale = lo, o.max_scale = hi;
-    } else {
-      throw ValueError(fmt::format("{}: unknown augmenter '{}' (known: Fliplr, Affine, Resize)", where, type));
-    }
-  }
+std::shared_ptr<const TransformPipeline> pipeline_of(const Recipe& r, const std::string& split) {
+  return std::make_shared<const TransformPipeline>(r.section(split).section("dataset"), TransformContext{});
 }
 
-void require(const Section& dataset, const std::vector<std::string>& needed, const std::vector<std::string>& present) {
-  for (const auto& n : needed)
-    if (std::find(present.begin(), present.end(), n) == present.end())
-      throw ValueError(fmt::format("{}: this split needs the transform {}", dataset.where("transforms"), n));
-}
-
-DetDataOptions train_data_options(const Recipe& r) {
-  Section dataset = r.section("Train").section("dataset");
-  DetDataOptions o;
-  std::vector<std::string> names;
-  for (const auto& t : config::component_list(dataset, "transforms")) {
-    names.push_back(t.name);
-    const Section& s = t.settings;
-    if (t.name == "IaaAugment") read_augmenters(t, o);
-    if (t.name == "EastRandomCropData") {
-      auto size = s.integers("size", std::nullopt, 32);
-      if (size.size() != 2 || size[0] % 32 != 0 || size[1] % 32 != 0)
-        throw ValueError(fmt::format("{}: expected [h, w], multiples of 32, got [{}]", s.where("size"), fmt::join(size, ", ")));
-      if (!s.boolean("keep_ratio", true))
-        throw ValueError(fmt::format("{}: only keep_ratio: true is implemented", s.where("keep_ratio")));
-      o.crop_h = int(size[0]), o.crop_w = int(size[1]);
-      o.max_tries = int(s.integer("max_tries", o.max_tries, 1));
-      o.min_crop_side_ratio = s.number("min_crop_side_ratio", o.min_crop_side_ratio);
-    }
-    if (t.name == "MakeShrinkMap") {
-      o.targets.shrink_ratio = s.number("shrink_ratio", o.targets.shrink_ratio);
-      o.targets.min_text_size = s.number("min_text_size", o.targets.min_text_size);
-    }
-    if (t.name == "MakeBorderMap") {
-      double ratio = s.number("shrink_ratio", o.targets.shrink_ratio);
-      if (std::abs(ratio - o.targets.shrink_ratio) > 1e-12)
-        throw ValueError(fmt::format("{}: MakeBorderMap and MakeShrinkMap must use the same shrink_ratio here",
-                                     s.where("shrink_ratio")));
-      o.targets.thresh_min = s.number("thresh_min", o.targets.thresh_min);
-      o.targets.thresh_max = s.number("thresh_max", o.targets.thresh_max);
-    }
-    if (t.name == "NormalizeImage") read_normalize_image(s, o.normalize);
-  }
-  require(dataset, {"DecodeImage", "DetLabelEncode", "EastRandomCropData", "MakeShrinkMap", "MakeBorderMap",
-                    "NormalizeImage", "ToCHWImage"},
-          names);
-  return o;
+// Train's list: what the DB loss needs in every example.
+std::shared_ptr<const TransformPipeline> train_pipeline(const Recipe& r) {
+  auto p = pipeline_of(r, "Train");
+  p->require_outputs({"image", "shrink_map", "shrink_mask", "threshold_map", "threshold_mask"});
+  return p;
 }
 
 // Eval's DetResizeForTest and NormalizeImage: what inference runs.
-DetPreprocessParams eval_preprocess(const Recipe& r) {
-  Section dataset = r.section("Eval").section("dataset");
-  DetPreprocessParams p;
-  std::vector<std::string> names;
-  for (const auto& t : config::component_list(dataset, "transforms")) {
-    names.push_back(t.name);
-    if (t.name == "NormalizeImage") read_normalize_image(t.settings, p);
-    if (t.name == "DetResizeForTest") read_det_resize(t.settings, p);
-  }
-  require(dataset, {"DecodeImage", "DetLabelEncode", "DetResizeForTest", "NormalizeImage", "ToCHWImage"}, names);
+DetPreprocessParams eval_preprocess(const TransformPipeline& eval) {
+  DetPreprocessParams p = eval.get<DetResizeForTest>("DetResizeForTest").params();
+  const DetPreprocessParams& n = eval.get<NormalizeImage>("NormalizeImage").params();
+  p.mean = n.mean, p.std = n.std, p.scale = n.scale;
   return p;
 }
+DetPreprocessParams eval_preprocess(const Recipe& r) { return eval_preprocess(*pipeline_of(r, "Eval")); }
 
 DbParams db_params(const Recipe& r) { return read_db_postprocess(r.section("PostProcess")); }
 
@@ -296,6 +198,7 @@ std::unique_ptr<DetModel> trained_model(const Recipe& r) {
 const Schema& det_recipe_schema() {
   static const Schema schema = [] {
     architectures();
+    transforms();
     return recipe_schema({Key{.name = "infer_img", .type = Type::String, .help = "default image for skiff predict"},
                           Key{.name = "save_res_path", .type = Type::String, .help = "accepted for PaddleOCR recipes"}},
                          {.architecture = "det architecture", .loss = "det loss", .metric = "det metric",
@@ -306,9 +209,10 @@ const Schema& det_recipe_schema() {
 
 void DetRecipeRunner::check(const Recipe& r, const config::ValidateOptions& options) const {
   config::validate(r.top(), det_recipe_schema(), options);
-  DetDataOptions data = train_data_options(r);
+  auto train_list = train_pipeline(r);
+  const DetPreprocessParams& train = train_list->get<NormalizeImage>("NormalizeImage").params();
   DetPreprocessParams pre = eval_preprocess(r);
-  if (data.normalize.mean != pre.mean || data.normalize.std != pre.std || data.normalize.scale != pre.scale)
+  if (train.mean != pre.mean || train.std != pre.std || train.scale != pre.scale)
     throw ValueError(fmt::format("{}: Train and Eval normalize differently (NormalizeImage); the exported model "
                                  "would see other inputs than it was trained on",
                                  r.section("Eval").section("dataset").where("transforms")));
@@ -324,9 +228,10 @@ train::FitResult train_detector(const Recipe& r, const std::optional<fs::path>& 
   // A weights file on top of the architecture (ImportedGraph already holds the pretrained weights).
   if (r.section("Architecture").text("name") != "ImportedGraph") load_pretrained_weights(*model, r);
 
-  DetDataOptions data = train_data_options(r);
   DetPreprocessParams pre = eval_preprocess(r);
-  auto train_set = std::make_shared<DetDataset>(split_samples(r, "Train"), data);
+  Section train_data = r.section("Train").section("dataset");
+  auto train_set = std::make_shared<TransformDataset>(
+      read_samples(train_data.texts("label_file_list"), train_data.text("data_dir", ".")), train_pipeline(r));
   data::DataLoader loader(train_set, loader_options(r, "Train", true));
 
   train::TrainerOptions o = train::trainer_options(global, r.section("Optimizer"), loader.num_batches());

@@ -8,9 +8,10 @@
 ///                     (the ONNX detector of Global.pretrained_model, e.g. ppocr-v4-det)
 ///   det loss          DBLoss           det metric      DetMetric (precision, recall, hmean)
 ///   det postprocess   DBPostProcess    det dataset     SimpleDataSet
-///   det transform     DecodeImage, DetLabelEncode, IaaAugment, EastRandomCropData,
-///                     MakeBorderMap, MakeShrinkMap, DetResizeForTest,
-///                     NormalizeImage, ToCHWImage, KeepKeys
+///   transforms        the OCR transforms (transforms.h), run as a pipeline in the
+///                     order listed: Train's must give image, shrink_map,
+///                     shrink_mask, threshold_map and threshold_mask; Eval's must
+///                     hold DetResizeForTest and NormalizeImage
 ///
 /// Evaluation and prediction run the eager model through the OCR pipeline's
 /// own detection path (Eval's DetResizeForTest + NormalizeImage, then

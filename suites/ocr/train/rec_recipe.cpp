@@ -18,6 +18,7 @@
 #include "suites/ocr/train/rec_data.h"
 #include "suites/ocr/train/rec_metric.h"
 #include "suites/ocr/train/rec_model.h"
+#include "suites/ocr/train/transforms.h"
 
 namespace skiff::ocr {
 
@@ -100,16 +101,6 @@ const ArchitectureFactory& architectures() {
                Schema{{Key{.name = "data_dir", .type = Type::Path, .help = "image paths are relative to it"},
                        Key{.name = "label_file_list", .type = Type::Paths, .required = true},
                        Key{.name = "transforms", .type = Type::Components, .required = true, .kind = "transform"}}}});
-    table.add({"transform", "DecodeImage", "read the image (BGR)",
-               Schema{{Key{.name = "img_mode", .type = Type::String, .choices = {"BGR"}},
-                       Key{.name = "channel_first", .type = Type::Boolean}}}});
-    table.add({"transform", "RecAug", "blur, contrast/brightness, noise and crop, each with probability prob",
-               Schema{{Key{.name = "prob", .type = Type::Number, .min = 0, .max = 1}}}});
-    table.add({"transform", "CTCLabelEncode", "text to dictionary indices (Global.max_text_length)", Schema{}});
-    table.add({"transform", "RecResizeImg", "resize to image_shape [3, H, W] keeping the ratio, pad right",
-               Schema{{Key{.name = "image_shape", .type = Type::Integers, .required = true, .min = 1}}}});
-    table.add({"transform", "KeepKeys", "accepted for PaddleOCR recipes",
-               Schema{{Key{.name = "keep_keys", .type = Type::Strings}}}});
   });
   return f;
 }
@@ -130,40 +121,26 @@ Charset charset_of(const Recipe& r) {
   throw ValueError(fmt::format("{}: missing (the dictionary: one character per line)", g.where("character_dict_path")));
 }
 
-RecDataOptions data_options(const Recipe& r, const std::string& split) {
-  Section dataset = r.section(split).section("dataset");
-  RecDataOptions o;
-  o.max_text_length = int(r.section("Global").integer("max_text_length", 25, 1));
-  bool decode = false, encode = false, resize = false;
-  for (const auto& t : config::component_list(dataset, "transforms")) {
-    if (t.name == "DecodeImage") decode = true;
-    if (t.name == "CTCLabelEncode") encode = true;
-    if (t.name == "RecAug") o.augment = true, o.augment_prob = t.settings.number("prob", 0.4);
-    if (t.name == "RecResizeImg") {
-      auto shape = t.settings.integers("image_shape", std::nullopt, 1);
-      if (shape.size() != 3 || shape[0] != 3 || shape[1] % 16 != 0)
-        throw ValueError(fmt::format("{}: expected [3, H, W] with H a multiple of 16, got [{}]",
-                                     t.settings.where("image_shape"), fmt::join(shape, ", ")));
-      o.height = int(shape[1]), o.width = int(shape[2]);
-      resize = true;
-    }
-  }
-  if (!decode || !encode || !resize)
-    throw ValueError(fmt::format("{}: a recognition dataset needs DecodeImage, CTCLabelEncode and RecResizeImg",
-                                 dataset.where("transforms")));
-  return o;
+// A split's transform list; every example must hold what the CTC loss needs.
+std::shared_ptr<const TransformPipeline> pipeline_of(const Recipe& r, const std::string& split, const Charset& charset) {
+  TransformContext context{.charset = &charset,
+                           .max_text_length = int(r.section("Global").integer("max_text_length", 25, 1))};
+  auto p = std::make_shared<const TransformPipeline>(r.section(split).section("dataset"), context);
+  p->require_outputs({"image", "label", "length"});
+  return p;
 }
 
-std::shared_ptr<RecDataset> make_dataset(const Recipe& r, const std::string& split, const Charset& charset,
-                                         bool augment) {
+// The input size of the model: Eval's RecResizeImg.
+const RecResizeImg& eval_resize(const TransformPipeline& eval) { return eval.get<RecResizeImg>("RecResizeImg"); }
+
+std::shared_ptr<TransformDataset> make_dataset(const Recipe& r, const std::string& split, const Charset& charset) {
   Section dataset = r.section(split).section("dataset");
-  RecDataOptions o = data_options(r, split);
-  o.augment = o.augment && augment;
-  auto samples = read_rec_labels(dataset.texts("label_file_list"), dataset.text("data_dir", "."));
-  auto set = std::make_shared<RecDataset>(std::move(samples), charset, o);
+  auto set = std::make_shared<TransformDataset>(
+      read_samples(dataset.texts("label_file_list"), dataset.text("data_dir", ".")), pipeline_of(r, split, charset));
   if (set->skipped() > 0)
     std::fprintf(stderr, "%s: skipped %lld lines (empty after dropping characters outside the dictionary, or longer "
-                 "than max_text_length %d)\n", split.c_str(), (long long)set->skipped(), o.max_text_length);
+                 "than max_text_length %lld)\n", split.c_str(), (long long)set->skipped(),
+                 (long long)r.section("Global").integer("max_text_length", 25, 1));
   return set;
 }
 
@@ -245,6 +222,7 @@ class RecTask : public train::TrainTask {
 const Schema& rec_recipe_schema() {
   static const Schema schema = [] {
     architectures();
+    transforms();
     return recipe_schema(
         {Key{.name = "character_dict_path", .type = Type::Path, .help = "dictionary, one character per line"},
          Key{.name = "max_text_length", .type = Type::Integer, .help = "longest label kept", .min = 1},
@@ -272,8 +250,8 @@ train::FitResult train_recognizer(const Recipe& r, const std::optional<fs::path>
   // A weights file on top of the architecture (ImportedGraph already holds the pretrained weights).
   if (r.section("Architecture").text("name") != "ImportedGraph") load_pretrained_weights(*model, r);
 
-  auto train_set = make_dataset(r, "Train", charset, true);
-  auto eval_set = make_dataset(r, "Eval", charset, false);
+  auto train_set = make_dataset(r, "Train", charset);
+  auto eval_set = make_dataset(r, "Eval", charset);
   data::DataLoader train_loader(train_set, loader_options(r, "Train", true));
   data::DataLoader eval_loader(eval_set, loader_options(r, "Eval", false));
 
@@ -293,7 +271,7 @@ train::FitResult train_recognizer(const Recipe& r, const std::optional<fs::path>
 std::map<std::string, double> evaluate_recognizer(const Recipe& r) {
   Charset charset = charset_of(r);
   auto model = trained_model(r, charset);
-  data::DataLoader loader(make_dataset(r, "Eval", charset, false), loader_options(r, "Eval", false));
+  data::DataLoader loader(make_dataset(r, "Eval", charset), loader_options(r, "Eval", false));
   auto m = run_eval(*model, loader, charset, r.section("Metric").boolean("ignore_space", true));
   return {{"acc", m.acc}, {"norm_edit_dis", m.norm_edit_dis}, {"samples", double(m.count)}};
 }
@@ -301,14 +279,15 @@ std::map<std::string, double> evaluate_recognizer(const Recipe& r) {
 std::vector<RecPrediction> predict_recognizer(const Recipe& r, const std::vector<std::string>& images) {
   Charset charset = charset_of(r);
   auto model = trained_model(r, charset);
-  RecDataOptions d = data_options(r, "Eval");
-  RecPreprocessParams p{.height = d.height, .base_width = d.width, .fixed_width = d.width};
+  auto eval = pipeline_of(r, "Eval", charset);
+  const RecResizeImg& resize = eval_resize(*eval);
+  RecPreprocessParams p{.height = resize.height(), .base_width = resize.width(), .fixed_width = resize.width()};
   std::vector<RecPrediction> out;
   for (const auto& path : images) {
     cv::Mat img = read_image(path);
     std::vector<float> buf;
     int width = preprocess_rec_batch(std::span<const cv::Mat>(&img, 1), buf, p);
-    Tensor x = from_blob(buf.data(), Shape{1, 3, d.height, width}, DType::Float32);
+    Tensor x = from_blob(buf.data(), Shape{1, 3, resize.height(), width}, DType::Float32);
     auto t = decode_batch(probabilities(*model, x), charset)[0];
     out.push_back({path, t.text, t.score});
   }
@@ -318,15 +297,16 @@ std::vector<RecPrediction> predict_recognizer(const Recipe& r, const std::vector
 double export_recognizer(const Recipe& r, const fs::path& dir) {
   Charset charset = charset_of(r);
   auto model = trained_model(r, charset);
-  RecDataOptions d = data_options(r, "Eval");
-  graph::Graph g = model->inference_graph(d.height, d.width);
+  auto eval = pipeline_of(r, "Eval", charset);
+  const RecResizeImg& d = eval_resize(*eval);
+  graph::Graph g = model->inference_graph(d.height(), d.width());
   fs::create_directories(dir);
   graph::export_onnx(g, (dir / "inference.onnx").string());
 
   RecInferenceConfig ic;
   ic.model_name = r.section("Architecture").text("algorithm", r.section("Architecture").text("name"));
-  ic.height = d.height;
-  ic.width = d.width;
+  ic.height = d.height();
+  ic.width = d.width();
   // A traced CRNN has a static width; an imported graph keeps the ONNX file's dynamic one.
   ic.fixed_width = r.section("Architecture").text("name") != "ImportedGraph";
   ic.batch_size = 0;  // both architectures export with a dynamic batch
@@ -336,7 +316,7 @@ double export_recognizer(const Recipe& r, const fs::path& dir) {
 
   // The exported file must give the eager model's probabilities.
   Generator gen(7);
-  Tensor x = rand({3, 3, d.height, d.width}, DType::Float32, &gen, -1.0, 1.0);
+  Tensor x = rand({3, 3, d.height(), d.width()}, DType::Float32, &gen, -1.0, 1.0);
   Tensor eager = probabilities(*model, x);
   engine::Predictor exported((dir / "inference.onnx").string());
   Tensor onnx = exported.run(std::vector<Tensor>{x})[0];

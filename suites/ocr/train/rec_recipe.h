@@ -9,7 +9,10 @@
 ///                 Head CTCHead)
 ///   loss          CTCLoss          metric       RecMetric (acc, norm_edit_dis)
 ///   postprocess   CTCLabelDecode   dataset      SimpleDataSet
-///   transform     DecodeImage, RecAug, CTCLabelEncode, RecResizeImg, KeepKeys
+///   transforms    the OCR transforms (transforms.h), run as a pipeline in the
+///                 order listed; every example must hold image, label and length
+///                 (DecodeImage, CTCLabelEncode, RecResizeImg), and Eval's
+///                 RecResizeImg sets the exported model's input size
 ///
 /// The recipe fixes the model's preprocessing (RecResizeImg image_shape,
 /// [-1, 1] normalization) and its dictionary; `export` writes both into

@@ -22,6 +22,7 @@
 #include "suites/ocr/train/det_metric.h"
 #include "framework/train/recipe_runner.h"
 #include "suites/ocr/train/det_recipe.h"
+#include "suites/ocr/train/transforms.h"
 
 namespace skiff::ocr {
 namespace {
@@ -196,17 +197,38 @@ fs::path pages(const fs::path& dir, int count, uint64_t seed) {
   return dir;
 }
 
+// A transform list as a recipe writes it (the Train list of configs/ocr/det_db_synth.yml, smaller crops).
+constexpr const char* kDetTrainTransforms = R"(transforms:
+  - DecodeImage: {img_mode: BGR, channel_first: false}
+  - DetLabelEncode:
+  - IaaAugment:
+      augmenter_args:
+        - {type: Fliplr, args: {p: 0.5}}
+        - {type: Affine, args: {rotate: [-3, 3]}}
+        - {type: Resize, args: {size: [0.5, 0.8]}}
+  - EastRandomCropData: {size: [128, 160], max_tries: 10, keep_ratio: true}
+  - MakeBorderMap: {shrink_ratio: 0.4, thresh_min: 0.3, thresh_max: 0.7}
+  - MakeShrinkMap: {shrink_ratio: 0.4, min_text_size: 8}
+  - NormalizeImage: {scale: 1./255., mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225], order: hwc}
+  - ToCHWImage:
+  - KeepKeys: {keep_keys: [image, threshold_map, threshold_mask, shrink_map, shrink_mask]}
+)";
+
+std::shared_ptr<const TransformPipeline> det_pipeline(const std::string& yaml) {
+  return std::make_shared<const TransformPipeline>(config::Section(YAML::Load(yaml), "Train.dataset", "det.yml"),
+                                                   TransformContext{});
+}
+
 TEST(DetData, DatasetCropsKeepTextAndAreDeterministic) {
   fs::path d = scratch("dataset");
   pages(d, 3, 5);
-  auto samples = read_det_labels({(d / "det_gt.txt").string()}, d.string());
-  DetDataOptions o;
-  o.crop_h = 128, o.crop_w = 160, o.flip_prob = 0.5, o.max_rotation_deg = 3, o.min_scale = 0.5, o.max_scale = 0.8;
-  DetDataset set(samples, o);
+  auto samples = read_samples({(d / "det_gt.txt").string()}, d.string());
+  TransformDataset set(samples, det_pipeline(kDetTrainTransforms));
   ASSERT_EQ(set.size(), 3);
   for (int64_t i = 0; i < set.size(); ++i) {
     Generator a(11), b(11);
     data::Example x = set.get(i, a), y = set.get(i, b);
+    EXPECT_EQ(x.size(), 5u);  // KeepKeys
     EXPECT_EQ(x.at("image").shape(), (Shape{3, 128, 160}));
     for (const char* k : {"shrink_map", "shrink_mask", "threshold_map", "threshold_mask"})
       EXPECT_EQ(x.at(k).shape(), (Shape{128, 160})) << k;
@@ -218,8 +240,47 @@ TEST(DetData, DatasetCropsKeepTextAndAreDeterministic) {
     EXPECT_GE(amin(x.at("image")).item<double>(), -2.2);
     EXPECT_LE(amax(x.at("image")).item<double>(), 2.7);
   }
-  samples[1].image = (d / "gone.jpg").string();
-  EXPECT_THROW(DetDataset(samples, o), IoError);
+  samples[1].image_path = (d / "gone.jpg").string();
+  EXPECT_THROW(TransformDataset(samples, det_pipeline(kDetTrainTransforms)), IoError);
+  fs::remove_all(d);
+}
+
+// The list runs in the order written: steps act on what earlier steps left.
+TEST(DetData, TransformListIsAPipelineInItsOrder) {
+  fs::path d = scratch("order");
+  pages(d, 1, 6);
+  auto samples = read_samples({(d / "det_gt.txt").string()}, d.string());
+  // Without NormalizeImage, ToCHWImage gives the raw BGR values; with it, normalized ones.
+  auto raw = det_pipeline("transforms: [DecodeImage, ToCHWImage]");
+  auto normalized = det_pipeline("transforms: [DecodeImage, {NormalizeImage: {scale: 1./255., mean: [0.5, 0.5, 0.5], "
+                                 "std: [0.5, 0.5, 0.5]}}, ToCHWImage]");
+  Generator g1(1), g2(1);
+  Tensor a = TransformDataset(samples, raw).get(0, g1).at("image");
+  Tensor b = TransformDataset(samples, normalized).get(0, g2).at("image");
+  EXPECT_LE(max_abs_diff(b, sub(mul(a, full({}, 2.0 / 255.0)), full({}, 1.0))), 1e-6);
+  EXPECT_GT(amax(a).item<double>(), 100.0);
+
+  // A step placed before the one that gives its input names both.
+  auto error = [&](const std::string& yaml) { return error_of([&] { det_pipeline(yaml); }); };
+  EXPECT_NE(error("transforms: [DecodeImage, {MakeShrinkMap: {}}, DetLabelEncode]")
+                .find("MakeShrinkMap needs 'polys', which no transform before it gives (put DetLabelEncode before it)"),
+            std::string::npos)
+      << error("transforms: [DecodeImage, {MakeShrinkMap: {}}, DetLabelEncode]");
+  EXPECT_NE(error("transforms: [ToCHWImage, DecodeImage]").find("ToCHWImage needs 'image'"), std::string::npos);
+  EXPECT_NE(error("transforms: [DecodeImage, {KeepKeys: {keep_keys: [image]}}, ToCHWImage]")
+                .find("KeepKeys must be the last transform"),
+            std::string::npos);
+  EXPECT_NE(error("transforms: [DecodeImage, {KeepKeys: {keep_keys: [image, shrink_map]}}]")
+                .find("KeepKeys needs 'shrink_map'"),
+            std::string::npos);
+  EXPECT_NE(error("transforms: [DecodeImage, {Resize: {}}]").find("unknown transform 'Resize'"), std::string::npos);
+  // KeepKeys picks the tensors an example holds.
+  auto keep = det_pipeline("transforms: [DecodeImage, DetLabelEncode, {MakeShrinkMap: {}}, ToCHWImage, "
+                           "{KeepKeys: {keep_keys: [shrink_mask]}}]");
+  Generator g3(1);
+  data::Example only = TransformDataset(samples, keep).get(0, g3);
+  EXPECT_EQ(only.size(), 1u);
+  EXPECT_TRUE(only.count("shrink_mask"));
   fs::remove_all(d);
 }
 
