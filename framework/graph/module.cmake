@@ -7,6 +7,9 @@ skiff_add_module(graph
           graph/ops/elementwise.cpp graph/ops/nn.cpp graph/ops/padding.cpp graph/ops/tensor_ops.cpp
           graph/fusion.cpp graph/ops/fused.cpp
           graph/trace.cpp graph/graph_module.cpp
+          graph/lowering.cpp graph/lowerings/elementwise.cpp graph/lowerings/fft.cpp graph/lowerings/index.cpp
+          graph/lowerings/linalg.cpp graph/lowerings/loss.cpp graph/lowerings/nn.cpp graph/lowerings/reduce.cpp
+          graph/lowerings/shape.cpp graph/lowerings/taylor.cpp
   DEPS skiff_ops skiff_nn skiff_io nlohmann_json::nlohmann_json
   PRIVATE_DEPS onnx onnx_proto)
 target_link_libraries(skiff_framework INTERFACE skiff_graph)

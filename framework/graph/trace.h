@@ -6,21 +6,19 @@
 /// How. trace() installs an op observer (framework/ops/op.h, detail::OpObserver)
 /// on the calling thread and runs the forward once on the example inputs under
 /// NoGradGuard. Every op call_op() runs is reported once, at the outermost level,
-/// and lowered to one or a few ONNX nodes (opset 17) by its OpDef name and attrs:
+/// and lowered to one or a few ONNX nodes (opset 17) by its OpDef name and attrs.
 ///
-///   add/sub/mul/div/pow/maximum/minimum, comparisons, logical ops, where,
-///   unary math (relu, sigmoid, tanh, erf, exp, log, sqrt, rsqrt, ...), clamp (Clip),
-///   leaky_relu, cast, copy, matmul, conv2d (+bias), max/avg/adaptive-avg pooling,
-///   layer_norm (LayerNormalization), softmax/log_softmax, reshape, permute,
-///   slice, expand, concat, squeeze/unsqueeze, sum/amax/amin/prod/logsumexp,
-///   max_dim/min_dim, gather/index_select/embedding, constant/reflect/replicate
-///   pad, cumsum, interpolate (Resize).
+/// Lowerings live in framework/graph/lowerings/, one file per op family of
+/// framework/ops/, registered with SKIFF_REGISTER_LOWERING (lowering.h). To add
+/// one, write a function of a LoweringContext there and register it under the
+/// op's name; an op ONNX cannot express gets SKIFF_NOT_EXPORTABLE with the reason
+/// instead. Every OpDef needs one of the two (tests/framework/registry_completeness_test.cpp).
 ///
 /// Composite functions (gelu, silu, hardswish, mean, eval-mode batch_norm,
-/// linear, ...) are written with these primitives in skiff, so they trace as the
+/// linear, ...) are written with primitive ops in skiff, so they trace as the
 /// primitives they run (gelu -> Mul/Erf/Add; eval batch_norm -> a per-channel
-/// scale and shift computed from the running statistics). An op without a
-/// lowering raises NotImplementedError naming the op.
+/// scale and shift computed from the running statistics). An op marked not
+/// exportable raises NotImplementedError with its reason.
 ///
 /// Values. A tensor the traced code uses that no traced op produced is
 ///   - a graph input when it is one of example_inputs,
