@@ -1,11 +1,13 @@
 // Every registered op can run on the CPU: it is a view op or has a CPU kernel,
-// and every kernel belongs to a registered op (no orphans from typos).
+// and every kernel belongs to a registered op (no orphans from typos). Every op
+// has an ONNX lowering or says why it cannot be exported.
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
 #include "framework/backends/onednn/fused_conv.h"
+#include "framework/graph/lowering.h"
 #include "framework/ops/op.h"
 
 namespace skiff {
@@ -56,6 +58,26 @@ TEST(RegistryCompletenessTest, EveryKernelBelongsToAnOp) {
     EXPECT_EQ(graph_only_seen, graph_only);
   }
   EXPECT_THROW(op_def("not_an_op"), NotImplementedError);
+}
+
+TEST(RegistryCompletenessTest, EveryOpHasAnOnnxLoweringOrIsMarkedNotExportable) {
+  const auto& table = graph::lowerings();
+  const auto ops = registered_ops();
+  for (const auto& name : ops) {
+    if (!table.contains(name)) {
+      ADD_FAILURE() << "op '" << name << "' has neither an ONNX lowering (SKIFF_REGISTER_LOWERING) nor a "
+                    << "SKIFF_NOT_EXPORTABLE mark; see framework/graph/lowering.h";
+      continue;
+    }
+    // The reason is the whole error message: it must say which op failed.
+    const graph::Lowering& l = table.get(name);
+    if (!l.fn) {
+      EXPECT_NE(l.not_exportable.find(name), std::string::npos) << name << ": " << l.not_exportable;
+    }
+  }
+  const std::set<std::string> op_names(ops.begin(), ops.end());
+  for (const auto& name : table.names())
+    EXPECT_TRUE(op_names.count(name)) << "lowering registered under '" << name << "' belongs to no registered op";
 }
 
 TEST(RegistryCompletenessTest, MissingKernelErrorListsRegisteredOnes) {
