@@ -32,6 +32,7 @@
 
 #include "framework/config/section.h"
 #include "framework/core/error.h"
+#include "framework/core/registry.h"
 
 namespace skiff::config {
 
@@ -75,22 +76,24 @@ struct Schema {
   std::vector<std::string> names() const;
 };
 
-/// A registered component: its kind, name, a line of help and its keys
-/// (besides `name`).
+class FactoryBase;
+
+/// A registered component: its kind, name, a line of help, its keys (besides
+/// `name`) and the factory that builds it.
 struct ComponentInfo {
   std::string kind;
   std::string name;
   std::string help;
   Schema schema;
+  const FactoryBase* factory = nullptr;
 };
 
 /// Every registered component, by kind then name. Process-wide; suites fill it
 /// when they register (Factory::add), normally once behind a std::call_once.
+/// Only a Factory adds entries, so every name that validates has a constructor.
 class Components {
  public:
   static Components& global();
-  /// \throws ValueError if (kind, name) is registered twice.
-  void add(ComponentInfo info);
   /// nullptr when absent.
   const ComponentInfo* find(const std::string& kind, const std::string& name) const;
   /// Names of one kind, sorted.
@@ -99,6 +102,9 @@ class Components {
   std::vector<std::string> kinds() const;
 
  private:
+  friend class FactoryBase;
+  /// \throws ValueError if (kind, name) is registered twice.
+  void add(ComponentInfo info);
   std::map<std::string, std::map<std::string, ComponentInfo>> by_kind_;
 };
 
@@ -125,36 +131,55 @@ struct ComponentEntry {
 /// \throws ValueError for entries that are not a name or a single-key map.
 std::vector<ComponentEntry> component_list(const Section& parent, const std::string& key);
 
-/// A table of constructors for one kind of component. add() registers the
-/// schema in Components::global() too. `Product` is what the constructor
-/// returns (a module, a loss function, a dataset...), `Args` what the caller
-/// passes besides the section (shared context such as the character set).
-template <class Product, class... Args>
-class Factory {
+/// What every Factory shares: its kind and the names it can build.
+class FactoryBase {
  public:
-  using Make = std::function<Product(const Section&, Args...)>;
-  explicit Factory(std::string kind) : kind_(std::move(kind)) {}
-
-  void add(std::string name, std::string help, Schema schema, Make make) {
-    Components::global().add({kind_, name, std::move(help), std::move(schema)});
-    makers_.emplace(std::move(name), std::move(make));
-  }
-  /// Builds the component `section` names (validating it first).
-  Product make(const Section& section, Args... args) const {
-    const ComponentInfo& info = component_of(section, kind_);
-    return makers_.at(info.name)(section, args...);
-  }
-  /// Builds component `name` with the settings of a list entry.
-  Product make(const ComponentEntry& entry, Args... args) const {
-    auto it = makers_.find(entry.name);
-    SKIFF_CHECK(it != makers_.end(), "{}: no {} named '{}'", entry.where, kind_, entry.name);
-    return it->second(entry.settings, args...);
-  }
+  explicit FactoryBase(std::string kind) : kind_(std::move(kind)) {}
+  virtual ~FactoryBase() = default;
+  FactoryBase(const FactoryBase&) = delete;
+  FactoryBase& operator=(const FactoryBase&) = delete;
   const std::string& kind() const { return kind_; }
+  /// True when `name` has a constructor here.
+  virtual bool can_make(const std::string& name) const = 0;
+
+ protected:
+  void add_info(std::string name, std::string help, Schema schema) {
+    Components::global().add({kind_, std::move(name), std::move(help), std::move(schema), this});
+  }
 
  private:
   std::string kind_;
-  std::map<std::string, Make> makers_;
+};
+
+/// A table of constructors for one kind of component, scoped by its kind (a
+/// suite names its kinds: "det loss", "transform", ...). add() registers the
+/// schema in Components::global() too. `Product` is what the constructor
+/// returns (a module, a loss's settings, a dataset...), `Args` what the caller
+/// passes besides the section (shared context such as the character set).
+template <class Product, class... Args>
+class Factory final : public FactoryBase {
+ public:
+  using Make = std::function<Product(const Section&, Args...)>;
+  explicit Factory(std::string kind) : FactoryBase(kind), makers_(kind) {}
+
+  void add(std::string name, std::string help, Schema schema, Make make) {
+    add_info(name, std::move(help), std::move(schema));
+    makers_.add(name, std::move(make));
+  }
+  bool can_make(const std::string& name) const override { return makers_.contains(name); }
+  /// Builds the component `section` names (validating its name first).
+  Product make(const Section& section, Args... args) const {
+    const ComponentInfo& info = component_of(section, kind());
+    return makers_.get(info.name)(section, args...);
+  }
+  /// Builds component `name` with the settings of a list entry.
+  Product make(const ComponentEntry& entry, Args... args) const {
+    SKIFF_CHECK(makers_.contains(entry.name), "{}: no {} named '{}'", entry.where, kind(), entry.name);
+    return makers_.get(entry.name)(entry.settings, args...);
+  }
+
+ private:
+  Registry<Make> makers_;
 };
 
 }  // namespace skiff::config

@@ -83,12 +83,16 @@ const ScheduleFactory& schedules() {
   return f;
 }
 
-void register_regularizers() {
+// A regularizer is the weight decay it adds to the gradient.
+const config::Factory<double>& regularizers() {
+  static config::Factory<double> f("regularizer");
   static std::once_flag once;
   std::call_once(once, [] {
-    config::Components::global().add({"regularizer", "L2", "weight decay (added to the gradient)",
-                                      Schema{{Key{.name = "factor", .type = Type::Number, .required = true, .min = 0}}}});
+    f.add("L2", "weight decay (added to the gradient)",
+          Schema{{Key{.name = "factor", .type = Type::Number, .required = true, .min = 0}}},
+          [](const Section& s) { return s.number("factor"); });
   });
+  return f;
 }
 
 using OptimizerFactory = config::Factory<std::unique_ptr<optim::Optimizer>, std::vector<Tensor>, double /*lr*/,
@@ -99,7 +103,7 @@ const OptimizerFactory& optimizers() {
   static std::once_flag once;
   std::call_once(once, [] {
     schedules();
-    register_regularizers();
+    regularizers();
     std::vector<Key> common{
         Key{.name = "lr", .type = Type::Component, .help = "learning-rate schedule", .required = true, .kind = "lr"},
         Key{.name = "regularizer", .type = Type::Component, .help = "weight decay", .kind = "regularizer"},
@@ -193,11 +197,7 @@ OptimizerSetup build_optimizer(const Section& section, std::vector<Tensor> param
                                int64_t steps_per_epoch) {
   Schedule schedule = schedules().make(section.section("lr"), epochs, steps_per_epoch);
   double wd = 0;
-  if (section.has("regularizer")) {
-    Section reg = section.section("regularizer");
-    config::component_of(reg, "regularizer");
-    wd = reg.number("factor");
-  }
+  if (section.has("regularizer")) wd = regularizers().make(section.section("regularizer"));
   OptimizerSetup out;
   out.optimizer = optimizers().make(section, std::move(params), schedule.learning_rate, wd);
   out.scheduler = std::make_unique<FunctionLR>(*out.optimizer, schedule.factor);

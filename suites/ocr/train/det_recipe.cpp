@@ -31,23 +31,61 @@ using config::Type;
 
 namespace {
 
+// The det components, each kind a factory: a name that validates has a constructor.
 using ArchitectureFactory = config::Factory<std::unique_ptr<DetModel>, const Section&>;
+using PartFactory = config::Factory<void, DbNetOptions&>;  // a DB part fills its share of the options
 
 Key unit_key(std::string name, std::string help) {
   return Key{.name = std::move(name), .type = Type::Number, .help = std::move(help), .min = 0, .max = 1};
+}
+
+const PartFactory& backbones() {
+  static PartFactory f("det backbone");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    f.add("MiniResNet", "a stem and four residual stages at strides 4, 8, 16 and 32",
+          Schema{{Key{.name = "channels", .type = Type::Integers, .help = "stem and stage channels (five)", .min = 1}}},
+          [](const Section& s, DbNetOptions& o) {
+            o.backbone_channels = s.integers("channels", o.backbone_channels, 1);
+            if (o.backbone_channels.size() != 5)
+              throw ValueError(fmt::format("{}: needs five channel counts (stem and four stages), got {}",
+                                           s.where("channels"), o.backbone_channels.size()));
+          });
+  });
+  return f;
+}
+
+const PartFactory& necks() {
+  static PartFactory f("det neck");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    f.add("DBFPN", "feature pyramid fused at stride 4",
+          Schema{{Key{.name = "out_channels", .type = Type::Integer, .help = "a multiple of 4", .min = 4}}},
+          [](const Section& s, DbNetOptions& o) {
+            o.fpn_channels = s.integer("out_channels", o.fpn_channels, 4);
+            if (o.fpn_channels % 4 != 0)
+              throw ValueError(fmt::format("{}: must be a multiple of 4, got {}", s.where("out_channels"), o.fpn_channels));
+          });
+  });
+  return f;
+}
+
+const PartFactory& heads() {
+  static PartFactory f("det head");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    f.add("DBHead", "probability and threshold maps at full size",
+          Schema{{Key{.name = "k", .type = Type::Number, .help = "binarization steepness (50)", .min = 1}}},
+          [](const Section& s, DbNetOptions& o) { o.k = s.number("k", o.k); });
+  });
+  return f;
 }
 
 const ArchitectureFactory& architectures() {
   static ArchitectureFactory f("det architecture");
   static std::once_flag once;
   std::call_once(once, [] {
-    auto& table = config::Components::global();
-    table.add({"det backbone", "MiniResNet", "a stem and four residual stages at strides 4, 8, 16 and 32",
-               Schema{{Key{.name = "channels", .type = Type::Integers, .help = "stem and stage channels (five)", .min = 1}}}});
-    table.add({"det neck", "DBFPN", "feature pyramid fused at stride 4",
-               Schema{{Key{.name = "out_channels", .type = Type::Integer, .help = "a multiple of 4", .min = 4}}}});
-    table.add({"det head", "DBHead", "probability and threshold maps at full size",
-               Schema{{Key{.name = "k", .type = Type::Number, .help = "binarization steepness (50)", .min = 1}}}});
+    backbones(), necks(), heads();
     f.add("DB", "Differentiable Binarization text detector (Backbone MiniResNet, Neck DBFPN, Head DBHead)",
           Schema{{Key{.name = "model_type", .type = Type::String, .help = "det (text detection)", .required = true,
                       .choices = {"det"}},
@@ -60,16 +98,9 @@ const ArchitectureFactory& architectures() {
             if (s.has("Transform"))
               throw ValueError(fmt::format("{}: DB has no Transform stage; leave it empty", s.where("Transform")));
             DbNetOptions o;
-            Section backbone = s.section("Backbone");
-            o.backbone_channels = backbone.integers("channels", o.backbone_channels, 1);
-            if (o.backbone_channels.size() != 5)
-              throw ValueError(fmt::format("{}: needs five channel counts (stem and four stages), got {}",
-                                           backbone.where("channels"), o.backbone_channels.size()));
-            Section neck = s.section("Neck");
-            o.fpn_channels = neck.integer("out_channels", o.fpn_channels, 4);
-            if (o.fpn_channels % 4 != 0)
-              throw ValueError(fmt::format("{}: must be a multiple of 4, got {}", neck.where("out_channels"), o.fpn_channels));
-            o.k = s.section("Head").number("k", o.k);
+            backbones().make(s.section("Backbone"), o);
+            necks().make(s.section("Neck"), o);
+            heads().make(s.section("Head"), o);
             return std::make_unique<DbNet>(o);
           });
     f.add("ImportedGraph", "the ONNX detector named by Global.pretrained_model (e.g. ppocr-v4-det), trained as a "
@@ -84,29 +115,72 @@ const ArchitectureFactory& architectures() {
                                            global.where("pretrained_model")));
             return std::make_unique<ImportedDetector>(zoo::resolve_model_path(global.text("pretrained_model")).string());
           });
-
-    table.add({"det loss", "DBLoss", "balanced cross-entropy + masked L1 + dice (alpha, beta)",
-               Schema{{Key{.name = "balance_loss", .type = Type::Boolean, .help = "must be true (hard negative mining)"},
-                       Key{.name = "main_loss_type", .type = Type::String, .help = "binary-map loss", .choices = {"DiceLoss"}},
-                       Key{.name = "alpha", .type = Type::Number, .help = "weight of the probability loss (5)", .min = 0},
-                       Key{.name = "beta", .type = Type::Number, .help = "weight of the threshold loss (10)", .min = 0},
-                       Key{.name = "ohem_ratio", .type = Type::Number, .help = "hard negatives per positive (3)", .min = 0}}}});
-    table.add({"det metric", "DetMetric", "precision, recall and hmean at IoU 0.5",
-               Schema{{Key{.name = "main_indicator", .type = Type::String, .choices = {"hmean", "precision", "recall"}}}}});
-    table.add({"det postprocess", "DBPostProcess", "probability map to boxes (also written into inference.yml)",
-               Schema{{unit_key("thresh", "pixel threshold (0.3)"), unit_key("box_thresh", "minimum box score (0.6)"),
-                       Key{.name = "max_candidates", .type = Type::Integer, .help = "contours looked at (1000)", .min = 1},
-                       Key{.name = "unclip_ratio", .type = Type::Number, .help = "box expansion (1.5)", .min = 0},
-                       Key{.name = "use_dilation", .type = Type::Boolean},
-                       Key{.name = "score_mode", .type = Type::String, .choices = {"fast", "slow"}}}}});
-    table.add({"det dataset", "SimpleDataSet", "label files of 'image_path<TAB>[{\"transcription\", \"points\"}]' lines",
-               Schema{{Key{.name = "data_dir", .type = Type::Path, .help = "image paths are relative to it"},
-                       Key{.name = "label_file_list", .type = Type::Paths, .required = true},
-                       Key{.name = "ratio_list", .type = Type::Numbers, .help = "must be 1 per file", .min = 1, .max = 1},
-                       Key{.name = "transforms", .type = Type::Components, .required = true, .kind = "transform"}}}});
   });
   return f;
 }
+
+const config::Factory<DbLossOptions>& losses() {
+  static config::Factory<DbLossOptions> f("det loss");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    f.add("DBLoss", "balanced cross-entropy + masked L1 + dice (alpha, beta)",
+          Schema{{Key{.name = "balance_loss", .type = Type::Boolean, .help = "must be true (hard negative mining)"},
+                  Key{.name = "main_loss_type", .type = Type::String, .help = "binary-map loss", .choices = {"DiceLoss"}},
+                  Key{.name = "alpha", .type = Type::Number, .help = "weight of the probability loss (5)", .min = 0},
+                  Key{.name = "beta", .type = Type::Number, .help = "weight of the threshold loss (10)", .min = 0},
+                  Key{.name = "ohem_ratio", .type = Type::Number, .help = "hard negatives per positive (3)", .min = 0}}},
+          [](const Section& l) {
+            if (!l.boolean("balance_loss", true))
+              throw ValueError(fmt::format("{}: only the balanced loss is implemented", l.where("balance_loss")));
+            return DbLossOptions{.alpha = l.number("alpha", 5), .beta = l.number("beta", 10),
+                                 .negative_ratio = l.number("ohem_ratio", 3)};
+          });
+  });
+  return f;
+}
+
+const config::Factory<MetricSpec>& metrics() {
+  static config::Factory<MetricSpec> f("det metric");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    f.add("DetMetric", "precision, recall and hmean at IoU 0.5",
+          Schema{{Key{.name = "main_indicator", .type = Type::String, .choices = {"hmean", "precision", "recall"}}}},
+          [](const Section& s) { return MetricSpec{.main_indicator = s.text("main_indicator", "hmean")}; });
+  });
+  return f;
+}
+
+const config::Factory<DbParams>& postprocesses() {
+  static config::Factory<DbParams> f("det postprocess");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    f.add("DBPostProcess", "probability map to boxes (also written into inference.yml)",
+          Schema{{unit_key("thresh", "pixel threshold (0.3)"), unit_key("box_thresh", "minimum box score (0.6)"),
+                  Key{.name = "max_candidates", .type = Type::Integer, .help = "contours looked at (1000)", .min = 1},
+                  Key{.name = "unclip_ratio", .type = Type::Number, .help = "box expansion (1.5)", .min = 0},
+                  Key{.name = "use_dilation", .type = Type::Boolean},
+                  Key{.name = "score_mode", .type = Type::String, .choices = {"fast", "slow"}}}},
+          [](const Section& s) { return read_db_postprocess(s); });
+  });
+  return f;
+}
+
+const DatasetFactory& datasets() {
+  static DatasetFactory f("det dataset");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    f.add("SimpleDataSet", "label files of 'image_path<TAB>[{\"transcription\", \"points\"}]' lines",
+          Schema{{Key{.name = "data_dir", .type = Type::Path, .help = "image paths are relative to it"},
+                  Key{.name = "label_file_list", .type = Type::Paths, .required = true},
+                  Key{.name = "ratio_list", .type = Type::Numbers, .help = "must be 1 per file", .min = 1, .max = 1},
+                  Key{.name = "transforms", .type = Type::Components, .required = true, .kind = "transform"}}},
+          make_simple_dataset);
+  });
+  return f;
+}
+
+// Registers every det component (the schema asks for them by kind).
+void register_components() { architectures(), losses(), metrics(), postprocesses(), datasets(), transforms(); }
 
 // ---- the transform lists ---------------------------------------------------------------------
 
@@ -114,10 +188,13 @@ std::shared_ptr<const TransformPipeline> pipeline_of(const Recipe& r, const std:
   return std::make_shared<const TransformPipeline>(r.section(split).section("dataset"), TransformContext{});
 }
 
-// Train's list: what the DB loss needs in every example.
+// Train's list must give what the DB loss needs in every example.
+void require_training_outputs(const TransformPipeline& p) {
+  p.require_outputs({"image", "shrink_map", "shrink_mask", "threshold_map", "threshold_mask"});
+}
 std::shared_ptr<const TransformPipeline> train_pipeline(const Recipe& r) {
   auto p = pipeline_of(r, "Train");
-  p->require_outputs({"image", "shrink_map", "shrink_mask", "threshold_map", "threshold_mask"});
+  require_training_outputs(*p);
   return p;
 }
 
@@ -130,7 +207,7 @@ DetPreprocessParams eval_preprocess(const TransformPipeline& eval) {
 }
 DetPreprocessParams eval_preprocess(const Recipe& r) { return eval_preprocess(*pipeline_of(r, "Eval")); }
 
-DbParams db_params(const Recipe& r) { return read_db_postprocess(r.section("PostProcess")); }
+DbParams db_params(const Recipe& r) { return postprocesses().make(r.section("PostProcess")); }
 
 std::vector<DetSample> split_samples(const Recipe& r, const std::string& split) {
   Section dataset = r.section(split).section("dataset");
@@ -197,8 +274,7 @@ std::unique_ptr<DetModel> trained_model(const Recipe& r) {
 
 const Schema& det_recipe_schema() {
   static const Schema schema = [] {
-    architectures();
-    transforms();
+    register_components();
     return recipe_schema({Key{.name = "infer_img", .type = Type::String, .help = "default image for skiff predict"},
                           Key{.name = "save_res_path", .type = Type::String, .help = "accepted for PaddleOCR recipes"}},
                          {.architecture = "det architecture", .loss = "det loss", .metric = "det metric",
@@ -216,9 +292,10 @@ void DetRecipeRunner::check(const Recipe& r, const config::ValidateOptions& opti
     throw ValueError(fmt::format("{}: Train and Eval normalize differently (NormalizeImage); the exported model "
                                  "would see other inputs than it was trained on",
                                  r.section("Eval").section("dataset").where("transforms")));
-  Section l = r.section("Loss");
-  if (!l.boolean("balance_loss", true))
-    throw ValueError(fmt::format("{}: only the balanced loss is implemented", l.where("balance_loss")));
+  // Every component builds now, not hours into a run.
+  losses().make(r.section("Loss"));
+  metrics().make(r.section("Metric"));
+  db_params(r);
 }
 
 train::FitResult train_detector(const Recipe& r, const std::optional<fs::path>& resume, bool quiet) {
@@ -229,18 +306,17 @@ train::FitResult train_detector(const Recipe& r, const std::optional<fs::path>& 
   if (r.section("Architecture").text("name") != "ImportedGraph") load_pretrained_weights(*model, r);
 
   DetPreprocessParams pre = eval_preprocess(r);
-  Section train_data = r.section("Train").section("dataset");
-  auto train_set = std::make_shared<TransformDataset>(
-      read_samples(train_data.texts("label_file_list"), train_data.text("data_dir", ".")), train_pipeline(r));
+  auto train_set = datasets().make(r.section("Train").section("dataset"), TransformContext{});
+  require_training_outputs(train_set->pipeline());
   data::DataLoader loader(train_set, loader_options(r, "Train", true));
 
   train::TrainerOptions o = train::trainer_options(global, r.section("Optimizer"), loader.num_batches());
-  o.metric = r.section("Metric").text("main_indicator", "hmean");
+  o.metric = metrics().make(r.section("Metric")).main_indicator;
   o.higher_is_better = true;
   o.quiet = quiet;
   record_recipe(r, o);
   Section l = r.section("Loss");
-  DbLossOptions loss{.alpha = l.number("alpha", 5), .beta = l.number("beta", 10), .negative_ratio = l.number("ohem_ratio", 3)};
+  DbLossOptions loss = losses().make(r.section("Loss"));
   auto opt = train::build_optimizer(r.section("Optimizer"), model->parameters(), o.epochs, loader.num_batches());
   DetTask task(*model, split_samples(r, "Eval"), pre, db_params(r), loss);
   train::Trainer trainer(task, *opt.optimizer, opt.scheduler.get(), loader, o);

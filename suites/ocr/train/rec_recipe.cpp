@@ -43,18 +43,52 @@ Key model_type_key() {
              .choices = {"rec"}};
 }
 
+using PartFactory = config::Factory<void, CrnnOptions&>;  // a CRNN part fills its share of the options
+
+const PartFactory& backbones() {
+  static PartFactory f("backbone");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    f.add("MiniVGG", "six conv-bn-relu blocks, height pooled to 1",
+          Schema{{Key{.name = "channels", .type = Type::Integers, .help = "six channel counts", .min = 1}}},
+          [](const Section& s, CrnnOptions& o) {
+            o.channels = s.integers("channels", o.channels, 1);
+            if (o.channels.size() != 6)
+              throw ValueError(fmt::format("{}: needs six channel counts, got {}", s.where("channels"), o.channels.size()));
+          });
+  });
+  return f;
+}
+
+const PartFactory& necks() {
+  static PartFactory f("neck");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    f.add("SequenceEncoder", "two-layer bidirectional LSTM over the width",
+          Schema{{Key{.name = "encoder_type", .type = Type::String, .choices = {"rnn"}},
+                  Key{.name = "hidden_size", .type = Type::Integer, .help = "per direction", .min = 1}}},
+          [](const Section& s, CrnnOptions& o) { o.hidden_size = s.integer("hidden_size", o.hidden_size, 1); });
+  });
+  return f;
+}
+
+const PartFactory& heads() {
+  static PartFactory f("head");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // Its size is the dictionary's (CrnnOptions::num_classes, set by the architecture).
+    f.add("CTCHead", "linear layer to the dictionary's classes",
+          Schema{{Key{.name = "fc_decay", .type = Type::Number, .help = "accepted for PaddleOCR recipes", .min = 0}}},
+          [](const Section&, CrnnOptions&) {});
+  });
+  return f;
+}
+
 const ArchitectureFactory& architectures() {
   static ArchitectureFactory f("architecture");
   static std::once_flag once;
   std::call_once(once, [] {
-    auto& table = config::Components::global();
-    table.add({"backbone", "MiniVGG", "six conv-bn-relu blocks, height pooled to 1",
-               Schema{{Key{.name = "channels", .type = Type::Integers, .help = "six channel counts", .min = 1}}}});
-    table.add({"neck", "SequenceEncoder", "two-layer bidirectional LSTM over the width",
-               Schema{{Key{.name = "encoder_type", .type = Type::String, .choices = {"rnn"}},
-                       Key{.name = "hidden_size", .type = Type::Integer, .help = "per direction", .min = 1}}}});
-    table.add({"head", "CTCHead", "linear layer to the dictionary's classes",
-               Schema{{Key{.name = "fc_decay", .type = Type::Number, .help = "accepted for PaddleOCR recipes", .min = 0}}}});
+    backbones(), necks(), heads();
     Key algorithm{.name = "algorithm", .type = Type::String, .help = "a label for the run (e.g. SVTR_LCNet, CRNN)"};
 
     f.add("ImportedGraph", "the ONNX recognizer named by Global.pretrained_model, trained as a graph module",
@@ -82,28 +116,88 @@ const ArchitectureFactory& architectures() {
             if (s.has("Transform"))
               throw ValueError(fmt::format("{}: CRNN has no Transform stage; leave it empty", s.where("Transform")));
             CrnnOptions o{.num_classes = int64_t(c.charset.size())};
-            o.channels = s.section("Backbone").integers("channels", o.channels, 1);
-            if (o.channels.size() != 6)
-              throw ValueError(fmt::format("{}: needs six channel counts, got {}", s.section("Backbone").where("channels"),
-                                           o.channels.size()));
-            o.hidden_size = s.section("Neck").integer("hidden_size", o.hidden_size, 1);
+            backbones().make(s.section("Backbone"), o);
+            necks().make(s.section("Neck"), o);
+            heads().make(s.section("Head"), o);
             return std::make_unique<Crnn>(o);
           });
-
-    table.add({"loss", "CTCLoss", "connectionist temporal classification",
-               Schema{{Key{.name = "use_focal_loss", .type = Type::Boolean, .help = "must be false"},
-                       Key{.name = "zero_infinity", .type = Type::Boolean, .help = "ignore impossible alignments"}}}});
-    table.add({"postprocess", "CTCLabelDecode", "greedy CTC decoding with the Global dictionary", Schema{}});
-    table.add({"metric", "RecMetric", "acc (whole-line match) and norm_edit_dis",
-               Schema{{Key{.name = "main_indicator", .type = Type::String, .choices = {"acc", "norm_edit_dis"}},
-                       Key{.name = "ignore_space", .type = Type::Boolean, .help = "compare without spaces (default true)"}}}});
-    table.add({"dataset", "SimpleDataSet", "label files of 'image_path<TAB>text' lines",
-               Schema{{Key{.name = "data_dir", .type = Type::Path, .help = "image paths are relative to it"},
-                       Key{.name = "label_file_list", .type = Type::Paths, .required = true},
-                       Key{.name = "transforms", .type = Type::Components, .required = true, .kind = "transform"}}}});
   });
   return f;
 }
+
+struct CtcLossSpec {
+  bool zero_infinity = true;  ///< ignore impossible alignments
+};
+
+const config::Factory<CtcLossSpec>& losses() {
+  static config::Factory<CtcLossSpec> f("loss");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    f.add("CTCLoss", "connectionist temporal classification",
+          Schema{{Key{.name = "use_focal_loss", .type = Type::Boolean, .help = "must be false"},
+                  Key{.name = "zero_infinity", .type = Type::Boolean, .help = "ignore impossible alignments"}}},
+          [](const Section& s) {
+            if (s.boolean("use_focal_loss", false))
+              throw ValueError(fmt::format("{}: focal CTC is not implemented; remove it", s.where("use_focal_loss")));
+            return CtcLossSpec{.zero_infinity = s.boolean("zero_infinity", true)};
+          });
+  });
+  return f;
+}
+
+// PostProcess: class probabilities [N, T, C] to text, one per line.
+using RecDecoder = std::function<std::vector<DecodedText>(const Tensor& probs)>;
+
+RecDecoder greedy_ctc_decoder(const Charset& charset) {
+  return [&charset](const Tensor& probs) {
+    std::vector<DecodedText> out;
+    const int64_t steps = probs.size(1), classes = probs.size(2);
+    for (int64_t i = 0; i < probs.size(0); ++i)
+      out.push_back(ctc_greedy_decode(probs.data<float>() + i * steps * classes, int(steps), int(classes), charset));
+    return out;
+  };
+}
+
+const config::Factory<RecDecoder, const Charset&>& postprocesses() {
+  static config::Factory<RecDecoder, const Charset&> f("postprocess");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    f.add("CTCLabelDecode", "greedy CTC decoding with the Global dictionary", Schema{},
+          [](const Section&, const Charset& charset) { return greedy_ctc_decoder(charset); });
+  });
+  return f;
+}
+
+const config::Factory<MetricSpec>& metrics() {
+  static config::Factory<MetricSpec> f("metric");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    f.add("RecMetric", "acc (whole-line match) and norm_edit_dis",
+          Schema{{Key{.name = "main_indicator", .type = Type::String, .choices = {"acc", "norm_edit_dis"}},
+                  Key{.name = "ignore_space", .type = Type::Boolean, .help = "compare without spaces (default true)"}}},
+          [](const Section& s) {
+            return MetricSpec{.main_indicator = s.text("main_indicator", "acc"),
+                              .ignore_space = s.boolean("ignore_space", true)};
+          });
+  });
+  return f;
+}
+
+const DatasetFactory& datasets() {
+  static DatasetFactory f("dataset");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    f.add("SimpleDataSet", "label files of 'image_path<TAB>text' lines",
+          Schema{{Key{.name = "data_dir", .type = Type::Path, .help = "image paths are relative to it"},
+                  Key{.name = "label_file_list", .type = Type::Paths, .required = true},
+                  Key{.name = "transforms", .type = Type::Components, .required = true, .kind = "transform"}}},
+          make_simple_dataset);
+  });
+  return f;
+}
+
+// Registers every rec component (the schema asks for them by kind).
+void register_components() { architectures(), losses(), postprocesses(), metrics(), datasets(), transforms(); }
 
 // ---- reading a recipe -----------------------------------------------------------------------
 
@@ -121,12 +215,17 @@ Charset charset_of(const Recipe& r) {
   throw ValueError(fmt::format("{}: missing (the dictionary: one character per line)", g.where("character_dict_path")));
 }
 
-// A split's transform list; every example must hold what the CTC loss needs.
+TransformContext transform_context(const Recipe& r, const Charset& charset) {
+  return {.charset = &charset, .max_text_length = int(r.section("Global").integer("max_text_length", 25, 1))};
+}
+
+// Every example must hold what the CTC loss needs.
+void require_training_outputs(const TransformPipeline& p) { p.require_outputs({"image", "label", "length"}); }
+
+// A split's transform list.
 std::shared_ptr<const TransformPipeline> pipeline_of(const Recipe& r, const std::string& split, const Charset& charset) {
-  TransformContext context{.charset = &charset,
-                           .max_text_length = int(r.section("Global").integer("max_text_length", 25, 1))};
-  auto p = std::make_shared<const TransformPipeline>(r.section(split).section("dataset"), context);
-  p->require_outputs({"image", "label", "length"});
+  auto p = std::make_shared<const TransformPipeline>(r.section(split).section("dataset"), transform_context(r, charset));
+  require_training_outputs(*p);
   return p;
 }
 
@@ -134,9 +233,8 @@ std::shared_ptr<const TransformPipeline> pipeline_of(const Recipe& r, const std:
 const RecResizeImg& eval_resize(const TransformPipeline& eval) { return eval.get<RecResizeImg>("RecResizeImg"); }
 
 std::shared_ptr<TransformDataset> make_dataset(const Recipe& r, const std::string& split, const Charset& charset) {
-  Section dataset = r.section(split).section("dataset");
-  auto set = std::make_shared<TransformDataset>(
-      read_samples(dataset.texts("label_file_list"), dataset.text("data_dir", ".")), pipeline_of(r, split, charset));
+  auto set = datasets().make(r.section(split).section("dataset"), transform_context(r, charset));
+  require_training_outputs(set->pipeline());
   if (set->skipped() > 0)
     std::fprintf(stderr, "%s: skipped %lld lines (empty after dropping characters outside the dictionary, or longer "
                  "than max_text_length %lld)\n", split.c_str(), (long long)set->skipped(),
@@ -164,12 +262,10 @@ Tensor probabilities(RecModel& model, const Tensor& images) {
   return p.is_contiguous() ? p : skiff::detail::contiguous_copy(p);
 }
 
-std::vector<DecodedText> decode_batch(const Tensor& probs, const Charset& charset) {
-  std::vector<DecodedText> out;
-  const int64_t steps = probs.size(1), classes = probs.size(2);
-  for (int64_t i = 0; i < probs.size(0); ++i)
-    out.push_back(ctc_greedy_decode(probs.data<float>() + i * steps * classes, int(steps), int(classes), charset));
-  return out;
+// PostProcess, CTCLabelDecode when the recipe has none.
+RecDecoder decoder_of(const Recipe& r, const Charset& charset) {
+  return r.top().has("PostProcess") ? postprocesses().make(r.section("PostProcess"), charset)
+                                    : greedy_ctc_decoder(charset);
 }
 
 std::string label_text(const Tensor& label, const Tensor& length, int64_t i, const Charset& charset) {
@@ -179,13 +275,14 @@ std::string label_text(const Tensor& label, const Tensor& length, int64_t i, con
   return s;
 }
 
-RecMetricResult run_eval(RecModel& model, data::DataLoader& loader, const Charset& charset, bool ignore_space) {
+RecMetricResult run_eval(RecModel& model, data::DataLoader& loader, const RecDecoder& decode, const Charset& charset,
+                         bool ignore_space) {
   RecMetric metric(ignore_space);
   bool was_training = model.is_training();
   model.eval();
   auto pass = loader.epoch(0);
   while (auto batch = pass.next()) {
-    auto decoded = decode_batch(probabilities(model, batch->at("image")), charset);
+    auto decoded = decode(probabilities(model, batch->at("image")));
     for (size_t i = 0; i < decoded.size(); ++i)
       metric.add(decoded[i].text, label_text(batch->at("label"), batch->at("length"), int64_t(i), charset));
   }
@@ -195,8 +292,10 @@ RecMetricResult run_eval(RecModel& model, data::DataLoader& loader, const Charse
 
 class RecTask : public train::TrainTask {
  public:
-  RecTask(RecModel& model, data::DataLoader& eval_loader, const Charset& charset, bool zero_infinity, bool ignore_space)
-      : model_(model), eval_(eval_loader), charset_(charset), zero_infinity_(zero_infinity), ignore_space_(ignore_space) {}
+  RecTask(RecModel& model, data::DataLoader& eval_loader, RecDecoder decode, const Charset& charset, bool zero_infinity,
+          bool ignore_space)
+      : model_(model), eval_(eval_loader), decode_(std::move(decode)), charset_(charset), zero_infinity_(zero_infinity),
+        ignore_space_(ignore_space) {}
   nn::Module& model() override { return model_; }
   Tensor loss(const data::Example& b) override {
     Tensor lp = permute(model_.log_probs(b.at("image")), {1, 0, 2});  // [T, N, C]
@@ -206,13 +305,14 @@ class RecTask : public train::TrainTask {
     return ctc_loss(lp, b.at("label"), input_lengths, target_lengths, 0, Reduction::Mean, zero_infinity_);
   }
   std::map<std::string, double> evaluate() override {
-    auto r = run_eval(model_, eval_, charset_, ignore_space_);
+    auto r = run_eval(model_, eval_, decode_, charset_, ignore_space_);
     return {{"acc", r.acc}, {"norm_edit_dis", r.norm_edit_dis}};
   }
 
  private:
   RecModel& model_;
   data::DataLoader& eval_;
+  RecDecoder decode_;
   const Charset& charset_;
   bool zero_infinity_, ignore_space_;
 };
@@ -221,8 +321,7 @@ class RecTask : public train::TrainTask {
 
 const Schema& rec_recipe_schema() {
   static const Schema schema = [] {
-    architectures();
-    transforms();
+    register_components();
     return recipe_schema(
         {Key{.name = "character_dict_path", .type = Type::Path, .help = "dictionary, one character per line"},
          Key{.name = "max_text_length", .type = Type::Integer, .help = "longest label kept", .min = 1},
@@ -238,8 +337,9 @@ const Schema& rec_recipe_schema() {
 
 void RecRecipeRunner::check(const Recipe& r, const config::ValidateOptions& options) const {
   config::validate(r.top(), rec_recipe_schema(), options);
-  if (r.section("Loss").boolean("use_focal_loss", false))
-    throw ValueError(fmt::format("{}: focal CTC is not implemented; remove it", r.section("Loss").where("use_focal_loss")));
+  // Components that build without the dictionary or data build now, not hours into a run.
+  losses().make(r.section("Loss"));
+  metrics().make(r.section("Metric"));
 }
 
 train::FitResult train_recognizer(const Recipe& r, const std::optional<fs::path>& resume, bool quiet) {
@@ -256,14 +356,14 @@ train::FitResult train_recognizer(const Recipe& r, const std::optional<fs::path>
   data::DataLoader eval_loader(eval_set, loader_options(r, "Eval", false));
 
   train::TrainerOptions o = train::trainer_options(global, r.section("Optimizer"), train_loader.num_batches());
-  Section metric = r.section("Metric");
-  o.metric = metric.text("main_indicator", "acc");
+  MetricSpec metric = metrics().make(r.section("Metric"));
+  o.metric = metric.main_indicator;
   o.higher_is_better = true;
   o.quiet = quiet;
   record_recipe(r, o);
   auto opt = train::build_optimizer(r.section("Optimizer"), model->parameters(), o.epochs, train_loader.num_batches());
-  RecTask task(*model, eval_loader, charset, r.section("Loss").boolean("zero_infinity", true),
-               metric.boolean("ignore_space", true));
+  RecTask task(*model, eval_loader, decoder_of(r, charset), charset, losses().make(r.section("Loss")).zero_infinity,
+               metric.ignore_space);
   train::Trainer trainer(task, *opt.optimizer, opt.scheduler.get(), train_loader, o);
   return trainer.fit(resume);
 }
@@ -272,7 +372,7 @@ std::map<std::string, double> evaluate_recognizer(const Recipe& r) {
   Charset charset = charset_of(r);
   auto model = trained_model(r, charset);
   data::DataLoader loader(make_dataset(r, "Eval", charset), loader_options(r, "Eval", false));
-  auto m = run_eval(*model, loader, charset, r.section("Metric").boolean("ignore_space", true));
+  auto m = run_eval(*model, loader, decoder_of(r, charset), charset, metrics().make(r.section("Metric")).ignore_space);
   return {{"acc", m.acc}, {"norm_edit_dis", m.norm_edit_dis}, {"samples", double(m.count)}};
 }
 
@@ -282,13 +382,14 @@ std::vector<RecPrediction> predict_recognizer(const Recipe& r, const std::vector
   auto eval = pipeline_of(r, "Eval", charset);
   const RecResizeImg& resize = eval_resize(*eval);
   RecPreprocessParams p{.height = resize.height(), .base_width = resize.width(), .fixed_width = resize.width()};
+  RecDecoder decode = decoder_of(r, charset);
   std::vector<RecPrediction> out;
   for (const auto& path : images) {
     cv::Mat img = read_image(path);
     std::vector<float> buf;
     int width = preprocess_rec_batch(std::span<const cv::Mat>(&img, 1), buf, p);
     Tensor x = from_blob(buf.data(), Shape{1, 3, resize.height(), width}, DType::Float32);
-    auto t = decode_batch(probabilities(*model, x), charset)[0];
+    auto t = decode(probabilities(*model, x))[0];
     out.push_back({path, t.text, t.score});
   }
   return out;

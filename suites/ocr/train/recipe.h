@@ -43,6 +43,13 @@ class OcrRecipeRunner : public train::RecipeRunner {
 
 // ---- shared by the runners ----------------------------------------------------------------
 
+/// What a Metric component sets: the indicator that ranks evaluations, and
+/// (RecMetric) whether spaces count.
+struct MetricSpec {
+  std::string main_indicator;
+  bool ignore_space = true;
+};
+
 /// The kinds a runner registers its components under.
 struct RecipeKinds {
   std::string architecture, loss, metric, postprocess, dataset;

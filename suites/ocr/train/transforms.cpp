@@ -570,6 +570,12 @@ std::vector<OcrSample> read_samples(const std::vector<std::string>& label_files,
   return out;
 }
 
+std::shared_ptr<TransformDataset> make_simple_dataset(const Section& dataset, const TransformContext& context) {
+  auto pipeline = std::make_shared<const TransformPipeline>(dataset, context);
+  return std::make_shared<TransformDataset>(read_samples(dataset.texts("label_file_list"), dataset.text("data_dir", ".")),
+                                            std::move(pipeline));
+}
+
 TransformDataset::TransformDataset(std::vector<OcrSample> samples, std::shared_ptr<const TransformPipeline> pipeline)
     : pipeline_(std::move(pipeline)) {
   const size_t lines = samples.size();

@@ -126,6 +126,7 @@ class TransformDataset : public data::Dataset {
   data::Example get(int64_t index, Generator& gen) const override;
   int64_t skipped() const { return skipped_; }
   const std::vector<OcrSample>& samples() const { return samples_; }
+  const TransformPipeline& pipeline() const { return *pipeline_; }
 
  private:
   std::vector<OcrSample> samples_;
@@ -135,6 +136,12 @@ class TransformDataset : public data::Dataset {
 
 /// The lines of a dataset's label files as samples to prepare.
 std::vector<OcrSample> read_samples(const std::vector<std::string>& label_files, const std::string& data_dir);
+
+/// SimpleDataSet (PaddleOCR's): the lines of label_file_list (paths relative to
+/// data_dir) through the pipeline of `transforms`.
+std::shared_ptr<TransformDataset> make_simple_dataset(const config::Section& dataset, const TransformContext& context);
+/// The rec and det dataset kinds: SimpleDataSet built with a transform context.
+using DatasetFactory = config::Factory<std::shared_ptr<TransformDataset>, const TransformContext&>;
 
 // ---- transforms whose settings evaluation and export read -----------------------------------
 

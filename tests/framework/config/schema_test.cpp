@@ -25,13 +25,15 @@ const Factory<std::string, int>& test_losses() {
   return f;
 }
 
+// Transforms built as the text of their settings (what they build is not the point here).
 void register_transforms() {
+  static Factory<std::string> f("test_transform");
   static std::once_flag once;
   std::call_once(once, [] {
-    Components::global().add({"test_transform", "DecodeImage", "", Schema{{Key{.name = "img_mode", .type = Type::String,
-                                                                                .choices = {"BGR", "RGB"}}}}});
-    Components::global().add({"test_transform", "RecResizeImg", "",
-                              Schema{{Key{.name = "image_shape", .type = Type::Integers, .required = true, .min = 1}}}});
+    auto describe = [](const Section& s) { return fmt::format("{}", fmt::join(s.keys(), ",")); };
+    f.add("DecodeImage", "", Schema{{Key{.name = "img_mode", .type = Type::String, .choices = {"BGR", "RGB"}}}}, describe);
+    f.add("RecResizeImg", "", Schema{{Key{.name = "image_shape", .type = Type::Integers, .required = true, .min = 1}}},
+          describe);
   });
 }
 
