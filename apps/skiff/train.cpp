@@ -4,6 +4,7 @@
 // (framework/train/recipe_runner.h); the recipe is checked before any work starts.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
@@ -91,7 +92,13 @@ void add_train_commands(CLI::App& app) {
         fmt::print("{}\n", nlohmann::json(m).dump());
         return;
       }
-      for (auto& [k, v] : m) fmt::print("{}: {}\n", k, k == "samples" ? fmt::format("{}", int64_t(v)) : fmt::format("{:.4f}", v));
+      for (auto& [k, v] : m) {
+        // Errors of science models are small: keep their digits.
+        std::string value = k == "samples" ? fmt::format("{}", int64_t(v))
+                            : v != 0 && std::abs(v) < 0.01 ? fmt::format("{:.3e}", v)
+                                                            : fmt::format("{:.4f}", v);
+        fmt::print("{}: {}\n", k, value);
+      }
     });
   }
   // ---- predict ----
