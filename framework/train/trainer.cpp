@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -57,6 +58,12 @@ std::string now_stamp() {
   return buf;
 }
 
+// Four decimals, or three significant digits in scientific notation for the small
+// values (1e-5 errors, 1e-7 losses) a science run is judged by.
+std::string format_value(double v) {
+  return std::abs(v) < 1e-3 && v != 0 ? fmt::format("{:.3e}", v) : fmt::format("{:.4f}", v);
+}
+
 std::string format_duration(double seconds) {
   auto s = int64_t(seconds + 0.5);
   if (s >= 3600) return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
@@ -97,9 +104,9 @@ optim::OptimizerState scheduler_state(const std::string& text) {
 
 struct Trainer::Impl {
   TrainTask& task;
-  optim::Optimizer& opt;
-  optim::LRScheduler* sched;
-  data::DataLoader& loader;
+  std::vector<TrainPhase> phases;
+  std::vector<int64_t> phase_start;  // first step (0-based) of each phase
+  data::DataLoader* loader;          // null: full-batch steps
   TrainerOptions o;
   std::unique_ptr<optim::ExponentialMovingAverage> ema;
   std::unique_ptr<AppendFile> log_file, metrics_file;
@@ -109,22 +116,58 @@ struct Trainer::Impl {
   // Curves for the final plot.
   std::vector<double> loss_steps, losses, eval_steps, eval_values;
 
-  Impl(TrainTask& t, optim::Optimizer& op, optim::LRScheduler* s, data::DataLoader& l, TrainerOptions opts)
-      : task(t), opt(op), sched(s), loader(l), o(std::move(opts)) {
+  Impl(TrainTask& t, std::vector<TrainPhase> ph, data::DataLoader* l, TrainerOptions opts)
+      : task(t), phases(std::move(ph)), loader(l), o(std::move(opts)) {
     SKIFF_CHECK(o.epochs >= 1, "training needs at least one epoch, got {}", o.epochs);
     SKIFF_CHECK(o.log_every >= 1, "log_every must be >= 1, got {}", o.log_every);
     SKIFF_CHECK(o.max_steps >= 0 && o.eval_every >= 0 && o.checkpoint_every >= 0,
                 "max_steps, eval_every and checkpoint_every must be >= 0");
-    SKIFF_CHECK(loader.num_batches() > 0, "the training set gives no batches (is it empty, or smaller than one "
-                                          "batch with drop_last?)");
+    SKIFF_CHECK(!phases.empty(), "training needs at least one phase (an optimizer)");
+    std::set<std::string> names;
+    for (size_t i = 0; i < phases.size(); ++i) {
+      const TrainPhase& p = phases[i];
+      SKIFF_CHECK(p.optimizer, "training phase '{}' has no optimizer", p.name);
+      SKIFF_CHECK(!p.name.empty() && p.name.find('/') == std::string::npos && names.insert(p.name).second,
+                  "training phase names must be unique, non-empty and without '/': '{}'", p.name);
+      SKIFF_CHECK(p.steps >= 0 && p.log_every >= 0 && p.eval_every >= 0 && p.checkpoint_every >= 0,
+                  "training phase '{}': steps, log_every, eval_every and checkpoint_every must be >= 0", p.name);
+      SKIFF_CHECK(p.steps > 0 || (i + 1 == phases.size() && loader),
+                  "training phase '{}' needs a step count (only the last phase of a run with a data loader "
+                  "may take the rest of the run)",
+                  p.name);
+    }
+    if (loader)
+      SKIFF_CHECK(loader->num_batches() > 0, "the training set gives no batches (is it empty, or smaller than one "
+                                             "batch with drop_last?)");
+    int64_t at = 0;
+    for (const TrainPhase& p : phases) {
+      phase_start.push_back(at);
+      at += p.steps;
+    }
     bar = std::make_unique<ProgressBar>(o.progress_bar && !o.quiet);
   }
 
-  int64_t steps_per_epoch() const { return loader.num_batches(); }
+  // A full-batch run is one epoch of all its steps.
+  int64_t steps_per_epoch() const {
+    if (loader) return loader->num_batches();
+    int64_t n = 0;
+    for (const TrainPhase& p : phases) n += p.steps;
+    return n;
+  }
   int64_t total_steps() const {
-    int64_t all = o.epochs * steps_per_epoch();
+    int64_t all = loader ? o.epochs * steps_per_epoch() : steps_per_epoch();
     return o.max_steps > 0 ? std::min(all, o.max_steps) : all;
   }
+  // The phase that takes the step after `done` steps.
+  size_t phase_of(int64_t done) const {
+    size_t i = 0;
+    while (i + 1 < phases.size() && done >= phase_start[i + 1]) ++i;
+    return i;
+  }
+  int64_t phase_end(size_t i) const {
+    return i + 1 < phases.size() ? phase_start[i + 1] : total_steps();
+  }
+  const char* rate_unit() const { return loader ? "samples/s" : "steps/s"; }
 
   // A line for the log file and, unless quiet, stderr (above the bar).
   void say(const std::string& text) {
@@ -134,14 +177,14 @@ struct Trainer::Impl {
     std::fprintf(stderr, "%s\n", text.c_str());
   }
 
-  void draw_bar(int64_t step, double loss, double lr, double ips, double eta) {
+  void draw_bar(int64_t step, double loss, double lr, double rate, double eta) {
     int64_t total = total_steps();
     bar->draw(double(step) / double(std::max<int64_t>(total, 1)),
-              fmt::format("{}/{} loss {:.4f} lr {:.2e} {:.1f} samples/s ETA {}", step, total, loss, lr, ips,
+              fmt::format("{}/{} loss {} lr {:.2e} {:.1f} {} ETA {}", step, total, format_value(loss), lr, rate, rate_unit(),
                           format_duration(eta)));
   }
 
-  double lr() const { return opt.param_groups().front().get("lr"); }
+  static double lr_of(const optim::Optimizer& opt) { return opt.param_groups().front().get("lr"); }
 
   std::map<std::string, double> evaluate(int64_t step, int64_t epoch) {
     if (ema) {
@@ -166,7 +209,7 @@ struct Trainer::Impl {
     metrics_file->line(j.dump());
     std::string text = fmt::format("eval step {}:", step);
     for (auto& [name, v] : m) {
-      text += fmt::format(" {} {:.4f}", name, v);
+      text += fmt::format(" {} {}", name, format_value(v));
       events->add_scalar("eval/" + name, v, step);
     }
     say(text);
@@ -175,11 +218,11 @@ struct Trainer::Impl {
     return m;
   }
 
+  bool better(double v, double than) const { return o.higher_is_better ? v > than : v < than; }
   bool better(double v, const std::map<std::string, double>& best) const {
-    if (best.empty()) return true;
-    double b = best.at(o.metric);
-    return o.higher_is_better ? v > b : v < b;
+    return best.empty() || better(v, best.at(o.metric));
   }
+  bool reached(double v) const { return o.stop_at && (v == *o.stop_at || better(v, *o.stop_at)); }
 
   std::map<std::string, Tensor> model_weights() {
     if (!ema) return task.model().state_dict();
@@ -190,19 +233,30 @@ struct Trainer::Impl {
     io::save_safetensors(path, model_weights(), o.metadata);
   }
 
+  // A run of one phase keeps the single-optimizer checkpoint layout; with several,
+  // each optimizer's tensors are under "<phase>/" and the schedules are a JSON object by phase.
   io::Checkpoint checkpoint(int64_t step, const data::LoaderState& position, const FitResult& r) {
     io::Checkpoint c;
     c.step = step;
     c.model = task.model().state_dict();
-    c.optimizer = opt.state_dict().to_tensor_map();
-    if (sched) c.scheduler_state = scheduler_json(*sched);
+    if (phases.size() == 1) {
+      c.optimizer = phases[0].optimizer->state_dict().to_tensor_map();
+      if (phases[0].scheduler) c.scheduler_state = scheduler_json(*phases[0].scheduler);
+    } else {
+      nlohmann::json schedules = nlohmann::json::object();
+      for (const TrainPhase& p : phases) {
+        for (auto& [k, v] : p.optimizer->state_dict().to_tensor_map()) c.optimizer[p.name + "/" + k] = v;
+        if (p.scheduler) schedules[p.name] = p.scheduler->state_dict().scalars;
+      }
+      if (!schedules.empty()) c.scheduler_state = schedules.dump();
+    }
     if (ema) {
       auto st = ema->state_dict();
       c.extra = st.tensors;
       c.metadata["ema"] = nlohmann::json(st.scalars).dump();
     }
     c.rng["default"] = default_generator().state();
-    c.data["train"] = position.str();
+    if (loader) c.data["train"] = position.str();
     for (auto& [k, v] : r.best) c.metrics["best." + k] = v;
     c.metadata["best_step"] = std::to_string(r.best_step);
     for (auto& [k, v] : o.metadata) c.metadata[k] = v;
@@ -211,10 +265,30 @@ struct Trainer::Impl {
 
   void restore(const io::Checkpoint& c, FitResult& r) {
     task.model().load_state_dict(c.model);
-    opt.load_state_dict(optim::OptimizerState::from_tensor_map(c.optimizer));
-    if (sched) {
-      SKIFF_CHECK(!c.scheduler_state.empty(), "the checkpoint has no learning-rate schedule state");
-      sched->load_state_dict(scheduler_state(c.scheduler_state));
+    if (phases.size() == 1) {
+      phases[0].optimizer->load_state_dict(optim::OptimizerState::from_tensor_map(c.optimizer));
+      if (phases[0].scheduler) {
+        SKIFF_CHECK(!c.scheduler_state.empty(), "the checkpoint has no learning-rate schedule state");
+        phases[0].scheduler->load_state_dict(scheduler_state(c.scheduler_state));
+      }
+    } else {
+      nlohmann::json schedules = c.scheduler_state.empty() ? nlohmann::json::object()
+                                                           : nlohmann::json::parse(c.scheduler_state);
+      for (const TrainPhase& p : phases) {
+        std::map<std::string, Tensor> own;
+        const std::string prefix = p.name + "/";
+        for (auto& [k, v] : c.optimizer)
+          if (k.rfind(prefix, 0) == 0) own[k.substr(prefix.size())] = v;
+        SKIFF_CHECK(!own.empty(), "the checkpoint has no optimizer state for the training phase '{}'", p.name);
+        p.optimizer->load_state_dict(optim::OptimizerState::from_tensor_map(own));
+        if (p.scheduler) {
+          SKIFF_CHECK(schedules.contains(p.name), "the checkpoint has no learning-rate schedule state for the "
+                                                  "training phase '{}'", p.name);
+          optim::OptimizerState st;
+          st.scalars = schedules[p.name].get<std::map<std::string, double>>();
+          p.scheduler->load_state_dict(st);
+        }
+      }
     }
     if (ema) {
       SKIFF_CHECK(c.metadata.count("ema"), "the checkpoint was saved without EMA; the recipe asks for EMA");
@@ -244,6 +318,35 @@ struct Trainer::Impl {
     data::write_image_file((o.output_dir / "curves.png").string(), figure);
   }
 
+  // One optimizer step of phase `p` on `batch`; returns the loss (before the step).
+  double optimize(TrainPhase& p, const data::Example& batch, int64_t step) {
+    optim::Optimizer& opt = *p.optimizer;
+    double value;
+    if (p.closure) {
+      // The optimizer calls this as often as its line search needs.
+      value = opt.step([&] {
+        opt.zero_grad();
+        Tensor loss = task.loss(batch);
+        backward(loss);
+        return loss.item<double>();
+      });
+      SKIFF_CHECK(std::isfinite(value), "the loss is {} at step {} (phase {}): check the recipe", value, step + 1,
+                  p.name);
+    } else {
+      opt.zero_grad();
+      Tensor loss = task.loss(batch);
+      value = loss.item<double>();
+      SKIFF_CHECK(std::isfinite(value), "the loss is {} at step {}: lower the learning rate or check the data",
+                  value, step + 1);
+      backward(loss);
+      if (o.clip_norm > 0) optim::clip_grad_norm_(task.model(), o.clip_norm);
+      opt.step();
+    }
+    if (p.scheduler) p.scheduler->step();
+    if (ema) ema->update();
+    return value;
+  }
+
   FitResult fit(const std::optional<std::filesystem::path>& resume_from) {
     std::filesystem::create_directories(o.output_dir);
     log_file = std::make_unique<AppendFile>(o.output_dir / "train.log");
@@ -253,18 +356,34 @@ struct Trainer::Impl {
     if (o.ema_decay > 0) ema = std::make_unique<optim::ExponentialMovingAverage>(task.model(), o.ema_decay, true);
 
     FitResult r;
-    data::LoaderState position{loader.options().seed, 0, 0};
+    data::LoaderState position{loader ? loader->options().seed : 0, 0, 0};
     if (resume_from) {
       io::Checkpoint c = io::load_checkpoint(*resume_from);
       restore(c, r);
-      auto it = c.data.find("train");
-      SKIFF_CHECK(it != c.data.end(), "{}: the checkpoint has no data-loader position", resume_from->string());
-      position = data::LoaderState::parse(it->second);
+      if (loader) {
+        auto it = c.data.find("train");
+        SKIFF_CHECK(it != c.data.end(), "{}: the checkpoint has no data-loader position", resume_from->string());
+        position = data::LoaderState::parse(it->second);
+      } else {
+        position.batch = r.steps;
+      }
       say(fmt::format("resumed from {} at step {}", resume_from->string(), r.steps));
     }
     const int64_t total = total_steps();
-    say(fmt::format("training {} steps ({} per epoch, {} epochs), output in {}", total, steps_per_epoch(), o.epochs,
-                    o.output_dir.string()));
+    if (loader)
+      say(fmt::format("training {} steps ({} per epoch, {} epochs), output in {}", total, steps_per_epoch(), o.epochs,
+                      o.output_dir.string()));
+    else
+      say(fmt::format("training {} full-batch steps ({}), output in {}", total,
+                      fmt::join([&] {
+                        std::vector<std::string> parts;
+                        for (size_t i = 0; i < phases.size(); ++i)
+                          if (phase_start[i] < total)
+                            parts.push_back(fmt::format("{} {}", phases[i].name,
+                                                        std::min(phase_end(i), total) - phase_start[i]));
+                        return parts;
+                      }(), ", "),
+                      o.output_dir.string()));
 
     SigintScope sigint;
     task.model().train();
@@ -277,83 +396,120 @@ struct Trainer::Impl {
     auto save = [&] {
       r.last_checkpoint = manager.save(checkpoint(step, position, r));
     };
+    size_t announced = phases.size() > 1 && step > 0 ? phase_of(step - 1) : size_t(-1);
 
-    for (int64_t epoch = position.epoch; epoch < o.epochs && step < total; ++epoch) {
-      auto pass = loader.resume({position.seed, epoch, epoch == position.epoch ? position.batch : 0});
-      while (step < total) {
-        std::optional<data::Example> batch = pass.next();
-        if (!batch) break;
-        opt.zero_grad();
-        Tensor loss = task.loss(*batch);
-        double value = loss.item<double>();
-        SKIFF_CHECK(std::isfinite(value), "the loss is {} at step {}: lower the learning rate or check the data",
-                    value, step + 1);
-        backward(loss);
-        if (o.clip_norm > 0) optim::clip_grad_norm_(task.model(), o.clip_norm);
-        opt.step();
-        if (sched) sched->step();
-        if (ema) ema->update();
-        ++step;
-        ++steps_this_run;
-        position = pass.state();
-        r.last_loss = value;
-        window_loss += value;
-        ++window_steps;
-        window_rows += batch_rows(*batch);
+    // One step on `batch`; `epoch_end` tells whether it finished an epoch. True: stop the run.
+    auto train_step = [&](const data::Example& batch, int64_t epoch, auto epoch_end_of) -> bool {
+      const size_t pi = phase_of(step);
+      TrainPhase& phase = phases[pi];
+      if (phases.size() > 1 && pi != announced) {
+        say(fmt::format("phase {}: steps {}..{}", phase.name, phase_start[pi] + 1, std::min(phase_end(pi), total)));
+        announced = pi;
+      }
+      const double value = optimize(phase, batch, step);
+      const double lr = lr_of(*phase.optimizer);
+      ++step;
+      ++steps_this_run;
+      const bool epoch_end = epoch_end_of();
+      const int64_t in_phase = step - phase_start[pi];
+      const bool phase_done = step == std::min(phase_end(pi), total);
+      r.last_loss = value;
+      window_loss += value;
+      ++window_steps;
+      window_rows += loader ? batch_rows(batch) : 1;
 
-        auto now = std::chrono::steady_clock::now();
-        double elapsed = std::chrono::duration<double>(now - start).count();
-        double eta = elapsed / double(steps_this_run) * double(total - step);
-        double window_s = std::chrono::duration<double>(now - window_start).count();
-        double ips = window_s > 0 ? double(window_rows) / window_s : 0;
-        draw_bar(step, value, lr(), ips, eta);
-        if (step % o.log_every == 0 || step == total) {
-          double mean = window_loss / double(window_steps);
-          nlohmann::json j{{"step", step}, {"epoch", epoch}, {"loss", mean}, {"lr", lr()}, {"samples_per_s", ips}};
-          metrics_file->line(j.dump());
-          events->add_scalar("train/loss", mean, step);
-          events->add_scalar("train/lr", lr(), step);
-          loss_steps.push_back(double(step));
-          losses.push_back(mean);
-          if (!bar->active())
-            say(fmt::format("epoch {} step {}/{} loss {:.4f} lr {:.3e} {:.1f} samples/s ETA {}", epoch + 1, step,
-                            total, mean, lr(), ips, format_duration(eta)));
-          else
-            log_file->line(fmt::format("[{}] epoch {} step {}/{} loss {:.4f} lr {:.3e} {:.1f} samples/s", now_stamp(),
-                                       epoch + 1, step, total, mean, lr(), ips));
-          window_loss = 0, window_steps = 0, window_rows = 0, window_start = now;
+      auto now = std::chrono::steady_clock::now();
+      double elapsed = std::chrono::duration<double>(now - start).count();
+      double eta = elapsed / double(steps_this_run) * double(total - step);
+      double window_s = std::chrono::duration<double>(now - window_start).count();
+      double rate = window_s > 0 ? double(window_rows) / window_s : 0;
+      draw_bar(step, value, lr, rate, eta);
+      const int64_t log_every = phase.log_every > 0 ? phase.log_every : o.log_every;
+      if (in_phase % log_every == 0 || phase_done) {
+        double mean = window_loss / double(window_steps);
+        nlohmann::json j{{"step", step}, {"epoch", epoch}, {"loss", mean}, {"lr", lr},
+                         {loader ? "samples_per_s" : "steps_per_s", rate}};
+        if (phases.size() > 1) j["phase"] = phase.name;
+        metrics_file->line(j.dump());
+        events->add_scalar("train/loss", mean, step);
+        events->add_scalar("train/lr", lr, step);
+        loss_steps.push_back(double(step));
+        losses.push_back(mean);
+        std::string where = loader ? fmt::format("epoch {} step {}/{}", epoch + 1, step, total)
+                                   : fmt::format("{}{}step {}/{}", phases.size() > 1 ? phase.name : "",
+                                                 phases.size() > 1 ? " " : "", step, total);
+        std::string line =
+            fmt::format("{} loss {} lr {:.3e} {:.1f} {}", where, format_value(mean), lr, rate, rate_unit());
+        if (!bar->active())
+          say(line + fmt::format(" ETA {}", format_duration(eta)));
+        else
+          log_file->line(fmt::format("[{}] {}", now_stamp(), line));
+        window_loss = 0, window_steps = 0, window_rows = 0, window_start = now;
+      }
+      const int64_t eval_every = phase.eval_every > 0 ? phase.eval_every : o.eval_every;
+      bool eval_now = eval_every > 0 ? (step >= o.eval_start && in_phase % eval_every == 0) : epoch_end;
+      bool stop = false;
+      if (eval_now || step == total) {
+        auto m = evaluate(step, epoch);
+        if (better(m[o.metric], r.best)) {
+          r.best = m;
+          r.best_step = step;
+          save_weights(o.output_dir / "best_model.safetensors");
+          say(fmt::format("best {} {} at step {}: saved best_model.safetensors", o.metric, format_value(m[o.metric]),
+                          step));
         }
-        bool epoch_end = position.batch >= steps_per_epoch();
-        bool eval_now = o.eval_every > 0 ? (step >= o.eval_start && step % o.eval_every == 0) : epoch_end;
-        if (eval_now || step == total) {
-          auto m = evaluate(step, epoch);
-          if (better(m[o.metric], r.best)) {
-            r.best = m;
-            r.best_step = step;
-            save_weights(o.output_dir / "best_model.safetensors");
-            say(fmt::format("best {} {:.4f} at step {}: saved best_model.safetensors", o.metric, m[o.metric], step));
-          }
-        }
-        bool ckpt_now = o.checkpoint_every > 0 ? step % o.checkpoint_every == 0 : epoch_end;
-        if (ckpt_now || step == total) save();
-        if (g_interrupted.load()) {
-          if (!(ckpt_now || step == total)) save();
-          r.interrupted = true;
-          say(fmt::format("interrupted at step {}: saved {}; continue with --resume", step,
-                          r.last_checkpoint.string()));
-          r.steps = step;
-          return r;
+        if (reached(m[o.metric]) && step < total) {
+          r.reached_target = true;
+          say(fmt::format("{} {} reached the target {} at step {}: stopping", o.metric, format_value(m[o.metric]),
+                          format_value(*o.stop_at), step));
+          stop = true;
         }
       }
-      if (position.batch >= steps_per_epoch()) position = {position.seed, epoch + 1, 0};
+      bool ckpt_now = phase.checkpoint_every > 0 ? in_phase % phase.checkpoint_every == 0
+                      : o.checkpoint_every > 0 ? step % o.checkpoint_every == 0
+                                               : epoch_end;
+      if (ckpt_now || step == total || stop) save();
+      if (g_interrupted.load()) {
+        if (!(ckpt_now || step == total || stop)) save();
+        r.interrupted = true;
+        say(fmt::format("interrupted at step {}: saved {}; continue with --resume", step,
+                        r.last_checkpoint.string()));
+        return true;
+      }
+      return stop;
+    };
+
+    bool stopped = false;
+    if (loader) {
+      for (int64_t epoch = position.epoch; epoch < o.epochs && step < total && !stopped; ++epoch) {
+        auto pass = loader->resume({position.seed, epoch, epoch == position.epoch ? position.batch : 0});
+        while (step < total) {
+          std::optional<data::Example> batch = pass.next();
+          if (!batch) break;
+          stopped = train_step(*batch, epoch, [&] {
+            position = pass.state();
+            return position.batch >= steps_per_epoch();
+          });
+          if (stopped) break;
+        }
+        if (position.batch >= steps_per_epoch()) position = {position.seed, epoch + 1, 0};
+      }
+    } else {
+      const data::Example everything;
+      while (step < total && !stopped)
+        stopped = train_step(everything, 0, [&] {
+          position.batch = step;
+          return step == total;
+        });
     }
     r.steps = step;
+    if (r.interrupted) return r;
     save_weights(o.output_dir / "latest_model.safetensors");
     write_plot();
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     say(fmt::format("done: {} steps in {}{}", step, format_duration(elapsed),
                     r.best.empty() ? std::string()
-                                   : fmt::format(", best {} {:.4f} at step {}", o.metric, r.best.at(o.metric),
+                                   : fmt::format(", best {} {} at step {}", o.metric, format_value(r.best.at(o.metric)),
                                                  r.best_step)));
     return r;
   }
@@ -361,7 +517,11 @@ struct Trainer::Impl {
 
 Trainer::Trainer(TrainTask& task, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
                  data::DataLoader& loader, TrainerOptions options)
-    : impl_(std::make_unique<Impl>(task, optimizer, scheduler, loader, std::move(options))) {}
+    : impl_(std::make_unique<Impl>(task, std::vector<TrainPhase>{{.optimizer = &optimizer, .scheduler = scheduler}},
+                                   &loader, std::move(options))) {}
+
+Trainer::Trainer(TrainTask& task, std::vector<TrainPhase> phases, data::DataLoader* loader, TrainerOptions options)
+    : impl_(std::make_unique<Impl>(task, std::move(phases), loader, std::move(options))) {}
 
 Trainer::~Trainer() = default;
 

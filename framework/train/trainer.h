@@ -24,6 +24,11 @@
 ///
 /// Ctrl-C: the first SIGINT finishes the current step, saves a checkpoint and
 /// returns (FitResult::interrupted); a second one kills the process as usual.
+///
+/// Phases: a run may chain optimizers (TrainPhase), e.g. a physics-informed
+/// network takes Adam steps and then L-BFGS steps, whose optimizer evaluates the
+/// loss itself through a closure. Full-batch runs (no DataLoader) call
+/// TrainTask::loss with an empty batch at every step.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -31,6 +36,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "framework/data/dataloader.h"
 #include "framework/nn/module.h"
@@ -51,6 +57,24 @@ class TrainTask {
   virtual std::map<std::string, double> evaluate() = 0;
 };
 
+/// One optimizer's share of a run, in order. A plain run has one phase.
+struct TrainPhase {
+  std::string name = "train";
+  optim::Optimizer* optimizer = nullptr;
+  /// Stepped once per step of this phase (may be null).
+  optim::LRScheduler* scheduler = nullptr;
+  /// Steps in this phase; 0 in the last phase: the rest of the run.
+  int64_t steps = 0;
+  /// The optimizer evaluates the loss itself (L-BFGS and its line search): each
+  /// step is optimizer->step(closure), the closure recomputing loss and gradients.
+  bool closure = false;
+  /// Log / evaluate / checkpoint every N steps of this phase (0: TrainerOptions'
+  /// log_every / eval_every / checkpoint_every).
+  int64_t log_every = 0;
+  int64_t eval_every = 0;
+  int64_t checkpoint_every = 0;
+};
+
 struct TrainerOptions {
   std::filesystem::path output_dir = "output";
   int64_t epochs = 1;
@@ -64,6 +88,8 @@ struct TrainerOptions {
   /// The metric that ranks evaluations (must be a key of TrainTask::evaluate()).
   std::string metric = "acc";
   bool higher_is_better = true;
+  /// Stop once an evaluation's metric reaches this value (at or better); unset: never.
+  std::optional<double> stop_at{};
   /// Clip the gradients' global L2 norm (0: off).
   double clip_norm = 0;
   /// EMA of the weights, evaluated and saved as the best model (0: off).
@@ -82,10 +108,11 @@ struct TrainerOptions {
 struct FitResult {
   int64_t steps = 0;                     ///< steps taken in all (resumed ones included)
   double last_loss = 0;
-  std::map<std::string, double> best;    ///< the best evaluation (empty if none ran)
+  std::map<std::string, double> best{};  ///< the best evaluation (empty if none ran)
   int64_t best_step = -1;
   bool interrupted = false;              ///< stopped by Ctrl-C (a checkpoint was saved)
-  std::filesystem::path last_checkpoint;
+  bool reached_target = false;           ///< stopped early: the metric reached TrainerOptions::stop_at
+  std::filesystem::path last_checkpoint{};
 };
 
 class Trainer {
@@ -93,6 +120,11 @@ class Trainer {
   /// `scheduler` (may be null) is stepped once per training step.
   Trainer(TrainTask& task, optim::Optimizer& optimizer, optim::LRScheduler* scheduler, data::DataLoader& loader,
           TrainerOptions options);
+  /// A run of `phases` in order. `loader` null: full-batch steps (TrainTask::loss
+  /// gets an empty batch) and the run's length is the sum of the phases' steps.
+  /// \throws ValueError for no phases, a phase without an optimizer, or a
+  /// full-batch run whose last phase has no step count.
+  Trainer(TrainTask& task, std::vector<TrainPhase> phases, data::DataLoader* loader, TrainerOptions options);
   ~Trainer();
 
   /// Trains to the end (or Ctrl-C). `resume_from`: a checkpoint file to continue from.

@@ -3,11 +3,8 @@
 #include <cmath>
 #include <optional>
 
-#include "framework/autograd/engine.h"
 #include "framework/core/error.h"
 #include "framework/ops/ops.h"
-#include "framework/optim/lbfgs.h"
-#include "framework/optim/optimizers.h"
 #include "suites/science/problems/problems.h"
 
 namespace skiff::science {
@@ -109,75 +106,6 @@ double PinnSolver::validation_error() {
   if (!validation_reference_.defined()) return -1;
   auto pred = predict(validation_points_);
   return rel_l2(pred[0].values, validation_reference_);
-}
-
-std::vector<TrainRecord> PinnSolver::train(const TrainOptions& o,
-                                           const std::function<void(const TrainRecord&)>& on_record) {
-  std::vector<TrainRecord> log;
-  const auto start = std::chrono::steady_clock::now();
-  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  auto record = [&](const std::string& phase, int64_t step) {
-    TrainRecord r;
-    r.phase = phase;
-    r.step = step;
-    {
-      // Taylor mode needs no graph to evaluate the loss; nested autograd does.
-      std::optional<NoGradGuard> no_grad;
-      if (mode_ == DerivativeMode::Jet) no_grad.emplace();
-      r.loss = to(detach(loss(&r.parts)), DType::Float64).item<double>();
-    }
-    r.error = validation_error();
-    r.seconds = seconds();
-    log.push_back(r);
-    if (on_record) on_record(r);
-    return r;
-  };
-  auto reached = [&](const TrainRecord& r) { return o.target_error > 0 && r.error >= 0 && r.error <= o.target_error; };
-  auto params = net_->parameters();
-
-  if (o.adam_iterations > 0) {
-    optim::AdamOptions ao;
-    ao.lr = o.adam_lr;
-    optim::Adam adam(params, ao);
-    for (int64_t it = 0; it < o.adam_iterations; ++it) {
-      if (o.adam_gamma != 1.0) adam.set_lr(o.adam_lr * std::pow(o.adam_gamma, double(it) / double(o.adam_decay_steps)));
-      adam.zero_grad();
-      Tensor l = loss();
-      SKIFF_CHECK(std::isfinite(to(detach(l), DType::Float64).item<double>()),
-                  "PINN training: the loss became non-finite at Adam step {} (lower train.adam.lr)", it);
-      backward(l);
-      adam.step();
-      if (o.log_every > 0 && (it + 1) % o.log_every == 0 && reached(record("adam", it + 1))) return log;
-    }
-  }
-  if (o.lbfgs_iterations > 0) {
-    optim::LBFGSOptions lo;
-    lo.max_iter = o.log_every > 0 ? std::min(o.log_every, o.lbfgs_iterations) : o.lbfgs_iterations;
-    lo.history_size = o.lbfgs_history;
-    lo.strong_wolfe = true;
-    lo.tolerance_grad = 1e-12;
-    lo.tolerance_change = 1e-15;
-    optim::LBFGS lbfgs(params, lo);
-    auto closure = [&] {
-      lbfgs.zero_grad();
-      Tensor l = loss();
-      backward(l);
-      return to(detach(l), DType::Float64).item<double>();
-    };
-    // step() runs up to max_iter iterations; calling it in rounds keeps the
-    // history and lets the log and the early stop see progress.
-    int64_t done = 0;
-    while (done < o.lbfgs_iterations) {
-      int64_t before = lbfgs.n_iter();
-      lbfgs.step(closure);
-      int64_t ran = lbfgs.n_iter() - before;
-      done += std::max<int64_t>(ran, 1);
-      TrainRecord r = record("lbfgs", lbfgs.n_iter());
-      if (reached(r) || ran < lo.max_iter) break;  // converged (tolerances) or target met
-    }
-  }
-  if (log.empty()) record("final", 0);
-  return log;
 }
 
 Tensor grid_points(const Geometry& g, const std::vector<int64_t>& sizes, std::vector<bool>* inside) {

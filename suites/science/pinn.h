@@ -3,13 +3,11 @@
 /// Training and evaluating a physics-informed network on a Problem.
 ///
 /// The solver owns the network (built on the problem's nondimensional box),
-/// samples the constraints once from a seeded generator, and minimizes
+/// samples the constraints once from a seeded generator, and gives the loss
 ///   loss = sum_c weight_c * sum_i |r_c(x_i)|^2 / N_c
-/// with Adam and then L-BFGS (strong Wolfe line search). Evaluation maps
+/// that fit_pinn (pinn_training.h) minimizes with Adam and then L-BFGS. Evaluation maps
 /// physical points to the network's units and back and compares every field
 /// with the problem's reference.
-#include <chrono>
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -19,6 +17,7 @@
 
 namespace skiff::science {
 
+/// The optimizers of a run (fit_pinn in pinn_training.h).
 struct TrainOptions {
   int64_t adam_iterations = 1000;
   double adam_lr = 1e-3;
@@ -27,20 +26,11 @@ struct TrainOptions {
   int64_t adam_decay_steps = 1000;
   int64_t lbfgs_iterations = 1000;
   int64_t lbfgs_history = 50;
+  /// Log and evaluate every N Adam steps and after every N L-BFGS iterations.
   int64_t log_every = 100;
   /// Stop early once the validation error (first field, relative L2) is at or
-  /// below this (0: never); checked every log_every steps.
+  /// below this (0: never); checked at every evaluation.
   double target_error = 0;
-};
-
-/// One line of the training log.
-struct TrainRecord {
-  std::string phase;  ///< "adam" or "lbfgs"
-  int64_t step = 0;
-  double loss = 0;
-  std::map<std::string, double> parts;  ///< loss per constraint
-  double error = -1;                    ///< relative L2 of the first field (-1 when no reference)
-  double seconds = 0;
 };
 
 struct FieldError {
@@ -64,15 +54,15 @@ class PinnSolver {
   /// The total loss (differentiable) and its parts.
   Tensor loss(std::map<std::string, double>* parts = nullptr);
 
-  /// Adam then L-BFGS; `on_record` sees a record every log_every steps and at the end.
-  std::vector<TrainRecord> train(const TrainOptions& o, const std::function<void(const TrainRecord&)>& on_record = {});
-
   /// Fields predicted at physical points [N, inputs] (evaluated in chunks).
   std::vector<Field> predict(const Tensor& physical_points);
   /// Relative L2 and max error of every field at the points, plus the problem's figures.
   Evaluation evaluate(const Tensor& physical_points);
-  /// Relative L2 of the first field on the validation points (sampled once).
+  /// Relative L2 of the first field on the validation points (sampled once);
+  /// -1 when the problem has no reference.
   double validation_error();
+  bool has_reference() const { return validation_reference_.defined(); }
+  DerivativeMode derivative_mode() const { return mode_; }
 
   PinnNet& net() { return *net_; }
   const Problem& problem() const { return *problem_; }

@@ -18,7 +18,10 @@ ScienceRecipe parse_recipe(const YAML::Node& root, const std::string& file) {
   r.file = file;
   r.root = YAML::Clone(root);
   config::Section top(root, "", file);
-  top.allow_only({"task", "problem", "sampling", "model", "train", "eval", "output"});
+  if (top.has("output"))
+    throw ValueError(fmt::format("{}: output.dir moved to Global.save_model_dir (the layout every recipe shares)",
+                                 top.where("output")));
+  top.allow_only({"task", "Global", "problem", "sampling", "model", "train", "eval"});
   if (recipe_task(root, file) != "pinn")
     throw ValueError(fmt::format("{}: not a PINN recipe (task '{}')", top.where("task"), recipe_task(root, file)));
   if (!top.has("problem")) throw ValueError(fmt::format("{}: missing the 'problem' section", file));
@@ -62,10 +65,19 @@ ScienceRecipe parse_recipe(const YAML::Node& root, const std::string& file) {
       },
       r.dtype);
 
+  config::Section g = top.section("Global");
+  g.allow_only({"save_model_dir", "seed", "print_batch_step", "keep_last", "max_steps"});
+  r.seed = uint64_t(g.integer("seed", 0, 0));
+  r.train.log_every = g.integer("print_batch_step", r.train.log_every, 1);
+  r.keep_last = int(g.integer("keep_last", r.keep_last, 1));
+  r.max_steps = g.integer("max_steps", 0, 0);
+
   config::Section t = top.section("train");
-  t.allow_only({"seed", "log_every", "target_error", "adam", "lbfgs"});
-  r.seed = uint64_t(t.integer("seed", 0));
-  r.train.log_every = t.integer("log_every", r.train.log_every);
+  for (const char* moved : {"seed", "log_every"})
+    if (t.has(moved))
+      throw ValueError(fmt::format("{}: train.{} moved to Global.{} (the layout every recipe shares)", t.where(moved),
+                                   moved, std::string(moved) == "seed" ? "seed" : "print_batch_step"));
+  t.allow_only({"target_error", "adam", "lbfgs"});
   r.train.target_error = t.number("target_error", 0.0);
   config::Section adam = t.section("adam"), lbfgs = t.section("lbfgs");
   adam.allow_only({"iterations", "lr", "gamma", "decay_steps"});
@@ -85,9 +97,7 @@ ScienceRecipe parse_recipe(const YAML::Node& root, const std::string& file) {
     throw ValueError(fmt::format("{}: needs {} sizes (one per input: {}), got {}", e.where("grid"),
                                  r.problem->inputs().size(), fmt::join(r.problem->inputs(), ", "), r.eval_grid.size()));
 
-  config::Section o = top.section("output");
-  o.allow_only({"dir"});
-  r.output_dir = o.text("dir", "output/" + r.problem->name());
+  r.output_dir = g.text("save_model_dir", "output/" + r.problem->name());
   return r;
 }
 

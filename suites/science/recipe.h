@@ -3,14 +3,19 @@
 /// Science recipes: the YAML files under configs/science/. This is the PINN
 /// recipe (optional `task: pinn`); operator recipes are in operator/operator_recipe.h.
 ///
+///   Global:   {save_model_dir: output/plate_bending, seed: 0, print_batch_step: 100,
+///              keep_last: 2, max_steps: 0}
 ///   problem:  {name: plate_bending, ...problem parameters}
 ///   sampling: {interior: 2000, boundary: 400, method: lhs}
 ///   model:    {hidden: [50, 50, 50, 50], activation: tanh, dtype: float32, derivatives: jet}
-///   train:    {seed: 0, log_every: 100, target_error: 0,
+///   train:    {target_error: 0,
 ///              adam: {iterations: 1000, lr: 1.0e-3, gamma: 1.0, decay_steps: 1000},
 ///              lbfgs: {iterations: 1000, history: 50}}
 ///   eval:     {grid: [101, 151]}
-///   output:   {dir: output/plate_bending}
+///
+/// `Global` holds the keys every suite's recipes share (framework/train/recipe.h):
+/// the run's directory, the seed, how often to log and evaluate (every
+/// print_batch_step Adam steps and L-BFGS iterations), checkpoints kept.
 ///
 /// Everything but problem.name has a default. Unknown keys, wrong types and
 /// out-of-range values are errors naming the file, line and key path, raised
@@ -38,7 +43,9 @@ struct ScienceRecipe {
   DerivativeMode derivatives = DerivativeMode::Jet;
   TrainOptions train;
   std::vector<int64_t> eval_grid;
-  std::string output_dir;
+  std::string output_dir;   ///< Global.save_model_dir
+  int keep_last = 2;        ///< Global.keep_last
+  int64_t max_steps = 0;    ///< Global.max_steps
 
   /// A solver for this recipe (network initialized from `seed`).
   std::unique_ptr<PinnSolver> make_solver() const;

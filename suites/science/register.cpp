@@ -17,8 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// What the two science runners share until their runs move onto the framework's
-// Trainer: no checkpoints to resume from and no ONNX export.
+// What the two science runners share: the model a run leaves and no ONNX export yet.
 class ScienceRunner : public train::RecipeRunner {
  public:
   fs::path default_export_dir(const train::Recipe& r) const override { return output_dir(r) / "inference"; }
@@ -33,12 +32,6 @@ class ScienceRunner : public train::RecipeRunner {
  protected:
   virtual fs::path output_dir(const train::Recipe& r) const = 0;
   virtual fs::path model_file(const train::Recipe& r) const = 0;
-  static void refuse_resume(const train::Recipe& r, const train::TrainRequest& request) {
-    if (request.resume || request.resume_latest)
-      throw ValueError(fmt::format("{}: science runs write no checkpoints yet, so there is nothing to resume; train "
-                                   "without --resume",
-                                   r.file));
-  }
   // The model a finished `skiff train` left, or an error saying how to make it.
   fs::path trained_model(const train::Recipe& r) const {
     fs::path model = model_file(r);
@@ -54,8 +47,8 @@ class PinnRunner final : public ScienceRunner {
   std::string summary() const override { return "physics-informed network (science), configs/science/*.yml"; }
   void check(const train::Recipe& r, const config::ValidateOptions&) const override { parse_recipe(r.root, r.file); }
   train::FitResult train(const train::Recipe& r, const train::TrainRequest& request) const override {
-    refuse_resume(r, request);
-    return {.steps = train_pinn_recipe(parse_recipe(r.root, r.file), "", request.quiet)};
+    ScienceRecipe recipe = parse_recipe(r.root, r.file);
+    return train_pinn_recipe(recipe, "", request.quiet, train::resume_checkpoint(request, recipe.output_dir));
   }
   // Each input is a point "x,y" in physical units; the result is every field there.
   std::vector<std::string> predict(const train::Recipe& r, const train::PredictRequest& request) const override {
@@ -93,7 +86,10 @@ class OperatorRunner final : public ScienceRunner {
     parse_operator_recipe(r.root, r.file);
   }
   train::FitResult train(const train::Recipe& r, const train::TrainRequest& request) const override {
-    refuse_resume(r, request);
+    if (request.resume || request.resume_latest)
+      throw ValueError(fmt::format("{}: neural-operator runs write no checkpoints yet, so there is nothing to resume; "
+                                   "train without --resume",
+                                   r.file));
     return {.steps = train_operator_recipe(parse_operator_recipe(r.root, r.file), "", request.quiet)};
   }
   std::vector<std::string> predict(const train::Recipe& r, const train::PredictRequest&) const override {

@@ -51,17 +51,6 @@ nlohmann::json evaluation_json(const Evaluation& e) {
   return {{"fields", fields}, {"figures", e.figures}};
 }
 
-nlohmann::json train_log_json(const std::vector<TrainRecord>& log) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& r : log) {
-    nlohmann::json j{{"phase", r.phase}, {"step", r.step}, {"loss", r.loss}, {"parts", r.parts},
-                     {"seconds", r.seconds}};
-    if (r.error >= 0) j["rel_l2"] = r.error;
-    out.push_back(j);
-  }
-  return out;
-}
-
 void write_json(const std::string& path, const nlohmann::json& j) { io::write_file_atomic(path, j.dump(2) + "\n"); }
 
 namespace {

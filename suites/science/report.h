@@ -27,7 +27,6 @@ Solution load_solution(const std::string& path);
 
 /// Evaluation as JSON: per-field relative L2 and max errors, figures.
 nlohmann::json evaluation_json(const Evaluation& e);
-nlohmann::json train_log_json(const std::vector<TrainRecord>& log);
 
 /// For 2-D problems: one PNG per field at dir/<field>.png with three panels
 /// (prediction, reference, |error|), each with its colour bar; without a

@@ -12,6 +12,7 @@
 #include "framework/core/threading.h"
 #include "framework/ops/ops.h"
 #include "suites/science/operator/operator_run.h"
+#include "suites/science/pinn_training.h"
 #include "suites/science/report.h"
 
 namespace skiff::science {
@@ -163,27 +164,33 @@ SavedModelEvaluation evaluate_operator_model(const std::string& path, const std:
 
 }  // namespace
 
-int64_t train_pinn_recipe(const ScienceRecipe& recipe, std::string output, bool quiet) {
-  const std::string& config = recipe.file;
+train::FitResult train_pinn_recipe(const ScienceRecipe& recipe, std::string output, bool quiet,
+                                   const std::optional<std::filesystem::path>& resume_from) {
   if (output.empty()) output = recipe.output_dir;
   auto solver = recipe.make_solver();
-  fmt::print(stderr, "sci: {} ({}), network {} -> {} -> {}, {} derivatives, {} threads, output {}\n",
-             recipe.problem->name(), config, recipe.problem->inputs().size(), fmt::join(recipe.hidden, "x"),
-             recipe.problem->outputs().size(), recipe.derivatives == DerivativeMode::Jet ? "Taylor-mode" : "autograd",
-             num_threads(), output);
-  auto progress = [&](const TrainRecord& r) {
-    if (quiet) return;
-    std::string parts;
-    for (const auto& [k, v] : r.parts) parts += fmt::format("{}{} {:.3e}", parts.empty() ? "" : ", ", k, v);
-    const int64_t total = r.phase == "adam" ? recipe.train.adam_iterations : recipe.train.lbfgs_iterations;
-    fmt::print(stderr, "{:<6} {:>6}/{:<6} loss {:.4e} ({})  rel L2 {:.3e}  {:.1f} s\n", r.phase, r.step, total,
-               r.loss, parts, r.error, r.seconds);
-  };
-  auto log = solver->train(recipe.train, progress);
-  const double seconds = log.empty() ? 0 : log.back().seconds;
+  if (!quiet)
+    fmt::print(stderr,
+               "sci: {} ({}), network {} -> {} -> {}, {} derivatives, {} threads; Adam {} steps, then L-BFGS {} "
+               "iterations in steps of {}; output {}\n",
+               recipe.problem->name(), recipe.file, recipe.problem->inputs().size(), fmt::join(recipe.hidden, "x"),
+               recipe.problem->outputs().size(),
+               recipe.derivatives == DerivativeMode::Jet ? "Taylor-mode" : "autograd", num_threads(),
+               recipe.train.adam_iterations, recipe.train.lbfgs_iterations, lbfgs_iterations_per_step(recipe.train),
+               output);
+  const auto start = std::chrono::steady_clock::now();
+  train::FitResult fit = fit_pinn(*solver, recipe.train,
+                                  {.output_dir = output,
+                                   .keep_last = recipe.keep_last,
+                                   .max_steps = recipe.max_steps,
+                                   .quiet = quiet,
+                                   .metadata = {{kModelRecipeKey, recipe_text(recipe.root)}}},
+                                  resume_from);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (fit.interrupted) return fit;  // the checkpoint is saved; --resume finishes the run
   Evaluation e = solver->evaluate(grid_points(*recipe.problem->domain(), recipe.eval_grid));
   nlohmann::json j = write_outputs(output, *solver, recipe, e, recipe.eval_grid);
-  j["train"] = {{"seconds", seconds}, {"log", train_log_json(log)}};
+  j["train"] = {{"seconds", seconds}, {"steps", fit.steps}, {"best_step", fit.best_step}, {"best", fit.best},
+                {"records", "metrics.jsonl"}};
   const std::string solution = (std::filesystem::path(output) / "solution.safetensors").string();
   save_solution(solution, *solver, recipe);
   j["solution"] = solution;
@@ -191,7 +198,7 @@ int64_t train_pinn_recipe(const ScienceRecipe& recipe, std::string output, bool 
   fmt::print("trained {} in {:.1f} s; wrote {}/metrics.json, solution.safetensors and {} image(s)\n",
              recipe.problem->name(), seconds, output, j["images"].size());
   print_lines(evaluation_lines(e));
-  return recipe.train.adam_iterations + recipe.train.lbfgs_iterations;
+  return fit;
 }
 
 SavedModelEvaluation evaluate_saved_model(const std::string& model, const std::string& grid_text,

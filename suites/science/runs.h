@@ -4,22 +4,28 @@
 /// neural operator) and write its outputs, evaluate a saved model, read a
 /// solution at points. `skiff sci ...` (suites/science/cli) and the pinn /
 /// operator recipe runners (`skiff train | eval | predict -c`) both call these.
+#include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "framework/train/trainer.h"
 #include "suites/science/operator/operator_recipe.h"
 #include "suites/science/recipe.h"
 
 namespace skiff::science {
 
-/// Trains a PINN recipe; writes metrics.json, solution.safetensors and the field
-/// images to `output` (empty: the recipe's output.dir) and prints the
-/// evaluation. Progress goes to stderr unless `quiet`.
-/// \returns the steps taken (Adam and L-BFGS).
-int64_t train_pinn_recipe(const ScienceRecipe& recipe, std::string output, bool quiet);
+/// Trains a PINN recipe (pinn_training.h) into `output` (empty: the recipe's
+/// Global.save_model_dir): the Trainer's records and checkpoints, then
+/// metrics.json, solution.safetensors and the field images; prints the
+/// evaluation. Progress goes to stderr unless `quiet`. `resume_from`: a
+/// checkpoint of the run to continue. After Ctrl-C it returns with only the
+/// checkpoint written (FitResult::interrupted).
+train::FitResult train_pinn_recipe(const ScienceRecipe& recipe, std::string output, bool quiet,
+                                   const std::optional<std::filesystem::path>& resume_from = std::nullopt);
 
 /// Trains a neural-operator recipe; writes metrics.json, model.safetensors and
 /// samples.png to `output` (empty: the recipe's output.dir). \returns the epochs run.

@@ -9,12 +9,16 @@ source "$(dirname "$0")/check.sh"
 # A shortened plate run from the shipped recipe.
 "$SKIFF" --threads 1 sci train -c "$ROOT/configs/science/plate_bending.yml" -o model.hidden=[16,16] \
   -o sampling.interior=300 -o sampling.boundary=80 -o train.adam.iterations=60 -o train.lbfgs.iterations=40 \
-  -o train.log_every=20 -o eval.grid=[21,31] --output "$TMP/plate" >"$TMP/train.txt" 2>"$TMP/train.err"; rc=$?
+  -o Global.print_batch_step=20 -o eval.grid=[21,31] --output "$TMP/plate" >"$TMP/train.txt" 2>"$TMP/train.err"; rc=$?
 check "train: exit 0" test "$rc" -eq 0
 for f in metrics.json solution.safetensors w.png Mx.png My.png; do
   check "train: wrote $f" test -s "$TMP/plate/$f"
 done
-check "train: progress on stderr" grep -q "^adam .*loss" "$TMP/train.err"
+check "train: progress on stderr" grep -q "^adam step 20/62 loss" "$TMP/train.err"
+check "train: evaluations on stderr" grep -q "^eval step 62: .*rel_l2" "$TMP/train.err"
+for f in metrics.jsonl train.log best_model.safetensors curves.png checkpoints/ckpt-0000000062.safetensors; do
+  check "train: the run's records: $f" test -s "$TMP/plate/$f"
+done
 check "train: summary names w, Mx, My" grep -q "^Mx .*rel L2" "$TMP/train.txt"
 check "metrics: centre deflection reference" grep -q '"centre_w_reference": 0.0042993' "$TMP/plate/metrics.json"
 
@@ -47,7 +51,7 @@ PY
 
 # The suite-independent commands run the same recipes (task: pinn): skiff train / eval / predict.
 HEAT=(-o model.hidden=[12,12] -o sampling.interior=200 -o sampling.boundary=40 -o sampling.initial=40
-      -o train.adam.iterations=50 -o train.lbfgs.iterations=30 -o eval.grid=[21,11] -o output.dir="$TMP/heat2")
+      -o train.adam.iterations=50 -o train.lbfgs.iterations=30 -o eval.grid=[21,11] -o Global.save_model_dir="$TMP/heat2")
 "$SKIFF" --threads 1 train -c "$ROOT/configs/science/heat.yml" "${HEAT[@]}" -q >"$TMP/heat2.txt" 2>&1; rc=$?
 check "skiff train (pinn): exit 0" test "$rc" -eq 0
 check "skiff train (pinn): wrote the solution" test -s "$TMP/heat2/solution.safetensors"
@@ -69,10 +73,22 @@ q = subprocess.run([sys.argv[2], "--threads", "1", "sci", "query", "--model", sy
                     "--points", "1,1"], capture_output=True, text=True, check=True).stdout.splitlines()[1:]
 sys.exit(0 if [p[1] for p in pred] == ["u=" + r.split(",")[2] for r in q] else 1)
 PY
-"$SKIFF" train -c "$ROOT/configs/science/heat.yml" "${HEAT[@]}" --resume >/dev/null 2>"$TMP/resume.err"; rc=$?
-check "skiff train --resume (pinn): exit 2, no checkpoints yet" test "$rc" -eq 2
-check "skiff train --resume (pinn): says why" grep -q "write no checkpoints yet" "$TMP/resume.err"
-"$SKIFF" eval -c "$ROOT/configs/science/heat.yml" -o output.dir="$TMP/none" >/dev/null 2>"$TMP/none.err"; rc=$?
+# Stopped after 30 steps (inside Adam), then resumed to the end: the same solution as the straight run.
+HEAT3=("${HEAT[@]}" -o Global.save_model_dir="$TMP/heat3")
+"$SKIFF" --threads 1 train -c "$ROOT/configs/science/heat.yml" "${HEAT3[@]}" -o Global.max_steps=30 -q >/dev/null 2>&1
+check "skiff train (pinn), stopped at step 30: checkpoint" test -s "$TMP/heat3/checkpoints/ckpt-0000000030.safetensors"
+"$SKIFF" --threads 1 train -c "$ROOT/configs/science/heat.yml" "${HEAT3[@]}" --resume >/dev/null 2>"$TMP/resume.err"; rc=$?
+check "skiff train --resume (pinn): exit 0" test "$rc" -eq 0
+check "skiff train --resume (pinn): says where it resumed" grep -q "resumed from .*ckpt-0000000030.safetensors at step 30" "$TMP/resume.err"
+"$SKIFF" --threads 1 predict -c "$ROOT/configs/science/heat.yml" "${HEAT3[@]}" 0.5,0.25 1,1 >"$TMP/heat3_pred.txt"
+check "skiff train --resume (pinn): the straight run's solution exactly" cmp "$TMP/heat2_pred.txt" "$TMP/heat3_pred.txt"
+"$SKIFF" --threads 1 sci train -c "$ROOT/configs/science/heat.yml" "${HEAT[@]}" --output "$TMP/heat4" --resume \
+  >/dev/null 2>"$TMP/resume4.err"; rc=$?
+check "sci train --resume with no checkpoint: exit 5, names the directory" grep -q "no checkpoint in .*heat4/checkpoints" "$TMP/resume4.err"
+"$SKIFF" train -c "$ROOT/configs/science/heat.yml" -o output.dir="$TMP/x" >/dev/null 2>"$TMP/moved.err"; rc=$?
+check "old layout key: exit 2, says where it moved" grep -q "output.dir moved to Global.save_model_dir" "$TMP/moved.err"
+check "old layout key: exit 2" test "$rc" -eq 2
+"$SKIFF" eval -c "$ROOT/configs/science/heat.yml" -o Global.save_model_dir="$TMP/none" >/dev/null 2>"$TMP/none.err"; rc=$?
 check "skiff eval (pinn) before training: exit 5 and says train first" grep -q "no trained model at .*train first" "$TMP/none.err"
 check "skiff eval (pinn) before training: exit 5" test "$rc" -eq 5
 sed '/^task:/d' "$ROOT/configs/science/heat.yml" >"$TMP/notask.yml"

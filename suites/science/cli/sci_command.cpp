@@ -9,6 +9,8 @@
 #include <algorithm>
 
 #include "framework/cli/command_registry.h"
+#include "framework/core/error.h"
+#include "framework/train/recipe_runner.h"
 #include "framework/io/file.h"
 #include "suites/science/problem.h"
 #include "suites/science/runs.h"
@@ -17,14 +19,22 @@ namespace skiff::science {
 namespace {
 
 // `sci train` reads a recipe without a `task:` as a PINN recipe, as it always has.
-void run_train(const std::string& config, const std::vector<std::string>& overrides, const std::string& output,
-               bool quiet) {
+// `resume`: a checkpoint, or "auto" for the run's latest; empty: a new run.
+void run_train(const std::string& config, const std::vector<std::string>& overrides, std::string output, bool quiet,
+               const std::string& resume) {
   YAML::Node root = read_recipe_yaml(config, overrides);
   if (recipe_task(root, config) == "operator") {
+    SKIFF_CHECK(resume.empty(), "{}: neural-operator runs write no checkpoints yet; train without --resume", config);
     train_operator_recipe(parse_operator_recipe(root, config), output, quiet);
-  } else {
-    train_pinn_recipe(parse_recipe(root, config), output, quiet);
+    return;
   }
+  ScienceRecipe recipe = parse_recipe(root, config);
+  if (output.empty()) output = recipe.output_dir;
+  train::TrainRequest request;
+  if (resume == "auto") request.resume_latest = true;
+  else if (!resume.empty()) request.resume = resume;
+  if (train_pinn_recipe(recipe, output, quiet, train::resume_checkpoint(request, output)).interrupted)
+    std::exit(kExitInterrupted);
 }
 
 void run_eval(const std::string& model, const std::string& grid, const std::string& output, bool json) {
@@ -52,7 +62,7 @@ void add_sci_command(CLI::App& app) {
   auto* sci = app.add_subcommand("sci", "Scientific computing: physics-informed networks from YAML recipes");
   sci->require_subcommand(1);
   struct Options {
-    std::string config, output, model, grid, csv;
+    std::string config, output, model, grid, csv, resume;
     std::vector<std::string> overrides, points;
     bool quiet = false, json = false;
   };
@@ -68,9 +78,17 @@ void add_sci_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   train->add_option("-o,--override", o->overrides,
                     "Override a recipe value, key.path=value (YAML value), e.g. -o train.adam.iterations=500");
-  train->add_option("--output", o->output, "Output directory (default: the recipe's output.dir)");
+  train->add_option("--output", o->output, "Output directory (default: the recipe's Global.save_model_dir)");
+  train->add_option("--resume", o->resume,
+                    "Continue a PINN run from a checkpoint file, or (with no value or 'auto') from the latest one in "
+                    "the output directory's checkpoints/")
+      ->expected(0, 1)
+      ->default_str("auto");
   train->add_flag("-q,--quiet", o->quiet, "Do not print training progress");
-  train->callback([o] { run_train(o->config, o->overrides, o->output, o->quiet); });
+  train->callback([o, train] {
+    run_train(o->config, o->overrides, o->output, o->quiet,
+              train->count("--resume") ? (o->resume.empty() ? "auto" : o->resume) : "");
+  });
 
   auto* eval = sci->add_subcommand("eval",
                                    "Re-evaluate a saved solution against the problem's reference (an operator model: "

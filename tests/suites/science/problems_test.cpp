@@ -7,6 +7,7 @@
 #include "framework/ops/ops.h"
 #include "suites/science/problems/problems.h"
 #include "suites/science/recipe.h"
+#include "tests/suites/science/training_util.h"
 
 using namespace skiff;
 using namespace skiff::science;
@@ -153,13 +154,13 @@ TEST(Problems, ColeHopfBurgersReference) {
 }
 
 // A shortened training run: trains the recipe, asserts the loss fell by
-// `drop` (last log record against the first) and returns the evaluation on `grid`.
+// `drop` (after training against before) and returns the evaluation on `grid`.
 Evaluation train_short(const std::string& yaml, const std::string& name, double drop,
                        const std::vector<int64_t>& grid) {
   auto r = parse_recipe(YAML::Load(yaml), name);
   auto solver = r.make_solver();
-  auto log = solver->train(r.train);
-  EXPECT_LT(log.back().loss, log.front().loss * drop) << name;
+  auto run = test::train_quietly(*solver, r);
+  EXPECT_LT(run.loss_after, run.loss_before * drop) << name;
   return solver->evaluate(grid_points(*r.problem->domain(), grid));
 }
 
@@ -171,7 +172,8 @@ TEST(Problems, BurgersAndHeatConvergeShortRuns) {
 problem: {name: burgers, viscosity: 0.0159}
 sampling: {interior: 1000, boundary: 60, initial: 60}
 model: {hidden: [20, 20, 20]}
-train: {log_every: 100, adam: {iterations: 300, lr: 0.005}, lbfgs: {iterations: 400}}
+Global: {print_batch_step: 100}
+train: {adam: {iterations: 300, lr: 0.005}, lbfgs: {iterations: 400}}
 )",
                              "burgers-short", 0.1, {64, 26});
   EXPECT_LT(burgers.errors[0].rel_l2, 3e-2);
@@ -180,7 +182,8 @@ train: {log_every: 100, adam: {iterations: 300, lr: 0.005}, lbfgs: {iterations: 
 problem: {name: heat, boundary: {right: neumann}}
 sampling: {interior: 400, boundary: 60, initial: 60}
 model: {hidden: [20, 20]}
-train: {log_every: 100, adam: {iterations: 200, lr: 0.005}, lbfgs: {iterations: 200}}
+Global: {print_batch_step: 100}
+train: {adam: {iterations: 200, lr: 0.005}, lbfgs: {iterations: 200}}
 )",
                           "heat-short", 1e-2, {21, 21});
   EXPECT_LT(heat.errors[0].rel_l2, 1e-2);
@@ -191,7 +194,8 @@ TEST(Problems, NavierStokesShortRunLearnsAllThreeFields) {
 problem: {name: navier_stokes}
 sampling: {interior: 400, boundary: 120}
 model: {hidden: [20, 20, 20]}
-train: {log_every: 100, adam: {iterations: 300, lr: 0.005}, lbfgs: {iterations: 400}}
+Global: {print_batch_step: 100}
+train: {adam: {iterations: 300, lr: 0.005}, lbfgs: {iterations: 400}}
 )",
                        "ns-short", 1e-2, {16, 21});
   ASSERT_EQ(e.errors.size(), 3u);

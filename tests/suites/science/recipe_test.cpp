@@ -30,8 +30,9 @@ TEST(Recipe, DefaultsAndValues) {
 problem: {name: plate_bending, plate: {a: 1.5}}
 sampling: {interior: 300, method: uniform}
 model: {hidden: [8, 8], dtype: float64, derivatives: autograd}
-train: {seed: 4, adam: {iterations: 7, lr: 0.01}, lbfgs: {iterations: 3}}
+train: {adam: {iterations: 7, lr: 0.01}, lbfgs: {iterations: 3}}
 eval: {grid: [5, 6]}
+Global: {seed: 4, print_batch_step: 5, keep_last: 3}
 )"),
                         "r.yml");
   EXPECT_EQ(r.problem->name(), "plate_bending");
@@ -47,10 +48,21 @@ eval: {grid: [5, 6]}
   EXPECT_EQ(r.train.lbfgs_iterations, 3);
   EXPECT_EQ(r.eval_grid, (std::vector<int64_t>{5, 6}));
   EXPECT_EQ(r.output_dir, "output/plate_bending");
+  EXPECT_EQ(r.train.log_every, 5);
+  EXPECT_EQ(r.keep_last, 3);
   EXPECT_DOUBLE_EQ(r.problem->domain()->bounds().hi[0], 1.5);
 }
 
 TEST(Recipe, ErrorsNameFileLineAndKey) {
+  // Keys of the layout before Global say where they went.
+  std::string moved = error_of("problem: {name: plate_bending}\noutput: {dir: out}\n");
+  EXPECT_NE(moved.find("r.yml:2: output: output.dir moved to Global.save_model_dir"), std::string::npos) << moved;
+  moved = error_of("problem: {name: plate_bending}\ntrain:\n  log_every: 5\n");
+  EXPECT_NE(moved.find("r.yml:3: train.log_every: train.log_every moved to Global.print_batch_step"),
+            std::string::npos)
+      << moved;
+  moved = error_of("problem: {name: plate_bending}\nGlobal: {epoch_num: 3}\n");
+  EXPECT_NE(moved.find("Global.epoch_num: unknown key"), std::string::npos) << moved;
   std::string e = error_of("problem: {name: plate_bending}\nmodel:\n  hiden: [3]\n");
   EXPECT_NE(e.find("r.yml:3: model.hiden: unknown key; did you mean 'hidden'?"), std::string::npos) << e;
   e = error_of("problem:\n  name: plate_bending\n  plate: {thicknes: 0.1}\n");
