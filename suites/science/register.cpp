@@ -86,11 +86,8 @@ class OperatorRunner final : public ScienceRunner {
     parse_operator_recipe(r.root, r.file);
   }
   train::FitResult train(const train::Recipe& r, const train::TrainRequest& request) const override {
-    if (request.resume || request.resume_latest)
-      throw ValueError(fmt::format("{}: neural-operator runs write no checkpoints yet, so there is nothing to resume; "
-                                   "train without --resume",
-                                   r.file));
-    return {.steps = train_operator_recipe(parse_operator_recipe(r.root, r.file), "", request.quiet)};
+    OperatorRecipe recipe = parse_operator_recipe(r.root, r.file);
+    return train_operator_recipe(recipe, "", request.quiet, train::resume_checkpoint(request, recipe.output_dir));
   }
   std::vector<std::string> predict(const train::Recipe& r, const train::PredictRequest&) const override {
     throw NotImplementedError(fmt::format("{}: a neural operator maps whole initial conditions, not files; use skiff "

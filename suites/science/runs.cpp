@@ -89,27 +89,30 @@ std::string operator_evaluation_line(const OperatorEvaluation& e) {
 
 }  // namespace
 
-int64_t train_operator_recipe(const OperatorRecipe& recipe, std::string output, bool quiet) {
+train::FitResult train_operator_recipe(const OperatorRecipe& recipe, std::string output, bool quiet,
+                                       const std::optional<std::filesystem::path>& resume_from) {
   if (output.empty()) output = recipe.output_dir;
-  fmt::print(stderr,
-             "sci: Fourier neural operator for Burgers (nu {:g}, t {:g}; {}), {} modes x width {} x {} layers, "
-             "{} threads, output {}\n",
-             recipe.solver.nu, recipe.solver.t_end, recipe.file, recipe.model.modes, recipe.model.width,
-             recipe.model.layers, num_threads(), output);
+  if (!quiet)
+    fmt::print(stderr,
+               "sci: Fourier neural operator for Burgers (nu {:g}, t {:g}; {}), {} modes x width {} x {} layers, "
+               "{} threads, output {}\n",
+               recipe.solver.nu, recipe.solver.t_end, recipe.file, recipe.model.modes, recipe.model.width,
+               recipe.model.layers, num_threads(), output);
   const auto start = std::chrono::steady_clock::now();
-  fmt::print(stderr, "sci: solving {} + {} Burgers problems on {} points (pseudo-spectral, dt {:g}) ...\n",
-             recipe.train_samples, recipe.test_samples, recipe.solver_grid, recipe.solver.dt);
+  if (!quiet)
+    fmt::print(stderr, "sci: solving {} + {} Burgers problems on {} points (pseudo-spectral, dt {:g}) ...\n",
+               recipe.train_samples, recipe.test_samples, recipe.solver_grid, recipe.solver.dt);
   OperatorDataset train = make_operator_data(recipe, DataSplit::Train);
   OperatorDataset test = make_operator_data(recipe, DataSplit::Test);
-  const double data_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  fmt::print(stderr, "sci: data ready in {:.1f} s\n", data_seconds);
+  const auto data_done = std::chrono::steady_clock::now();
+  const double data_seconds = std::chrono::duration<double>(data_done - start).count();
+  if (!quiet) fmt::print(stderr, "sci: data ready in {:.1f} s\n", data_seconds);
   Fno1d model(recipe.model);
-  auto progress = [&](const OperatorEpoch& r) {
-    if (quiet) return;
-    fmt::print(stderr, "epoch {:>4}/{:<4} train rel L2 {:.3e}  test rel L2 {:.3e}  lr {:.2e}  {:.1f} s\n", r.epoch,
-               recipe.epochs, r.train_loss, r.test_error, r.lr, r.seconds);
-  };
-  auto log = train_operator(model, recipe, train, test, progress);
+  train::FitResult fit = fit_operator(
+      model, recipe, train, test,
+      {.output_dir = output, .quiet = quiet, .metadata = {{kModelRecipeKey, recipe_text(recipe.root)}}}, resume_from);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - data_done).count();
+  if (fit.interrupted) return fit;  // the checkpoint is saved; --resume finishes the run
   OperatorEvaluation e = evaluate_operator(model, test);
   std::filesystem::create_directories(output);
   const std::string path = (std::filesystem::path(output) / "model.safetensors").string();
@@ -122,16 +125,17 @@ int64_t train_operator_recipe(const OperatorRecipe& recipe, std::string output, 
                              {"grid", recipe.grid},
                              {"solver_grid", recipe.solver_grid},
                              {"seconds", data_seconds}}},
-                   {"train", {{"seconds", log.empty() ? 0.0 : log.back().seconds}, {"log", operator_log_json(log)}}},
+                   {"train", {{"seconds", seconds}, {"steps", fit.steps}, {"best_step", fit.best_step},
+                              {"best", fit.best}, {"records", "metrics.jsonl"}}},
                    {"evaluation", operator_evaluation_json(e)},
                    {"images", write_operator_images(output, model, recipe, test)},
                    {"model", path}};
   write_json((std::filesystem::path(output) / "metrics.json").string(), j);
   fmt::print("trained the Fourier neural operator in {:.1f} s (data {:.1f} s); wrote {}/metrics.json, "
              "model.safetensors and samples.png\n",
-             log.empty() ? 0.0 : log.back().seconds, data_seconds, output);
+             seconds, data_seconds, output);
   fmt::print("{}\n", operator_evaluation_line(e));
-  return recipe.epochs;
+  return fit;
 }
 
 namespace {

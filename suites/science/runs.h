@@ -27,9 +27,11 @@ namespace skiff::science {
 train::FitResult train_pinn_recipe(const ScienceRecipe& recipe, std::string output, bool quiet,
                                    const std::optional<std::filesystem::path>& resume_from = std::nullopt);
 
-/// Trains a neural-operator recipe; writes metrics.json, model.safetensors and
-/// samples.png to `output` (empty: the recipe's output.dir). \returns the epochs run.
-int64_t train_operator_recipe(const OperatorRecipe& recipe, std::string output, bool quiet);
+/// Trains a neural-operator recipe into `output` (empty: the recipe's
+/// Global.save_model_dir): the Trainer's records and checkpoints, then
+/// metrics.json, model.safetensors and samples.png. `resume_from` as for PINNs.
+train::FitResult train_operator_recipe(const OperatorRecipe& recipe, std::string output, bool quiet,
+                                       const std::optional<std::filesystem::path>& resume_from = std::nullopt);
 
 /// A saved model (solution.safetensors or model.safetensors) evaluated again.
 struct SavedModelEvaluation {

@@ -99,18 +99,19 @@ check "skiff train without a task: lists the tasks" grep -q "names no task.*know
 # A neural operator (task: operator): the shipped FNO recipe, shortened.
 "$SKIFF" --threads 1 sci train -c "$ROOT/configs/science/fno_burgers.yml" -o data.train_samples=60 \
   -o data.test_samples=12 -o data.grid=32 -o data.solver_grid=128 -o data.dt=1.0e-3 -o model.width=8 \
-  -o model.modes=6 -o model.layers=2 -o model.projection=16 -o train.epochs=3 -o train.batch_size=10 \
+  -o model.modes=6 -o model.layers=2 -o model.projection=16 -o Global.epoch_num=3 -o train.batch_size=10 \
   --output "$TMP/fno" >"$TMP/fno.txt" 2>"$TMP/fno.err"; rc=$?
 check "fno: exit 0" test "$rc" -eq 0
 for f in metrics.json model.safetensors samples.png; do check "fno: wrote $f" test -s "$TMP/fno/$f"; done
-check "fno: progress per epoch" grep -q "^epoch    3/3 .*test rel L2" "$TMP/fno.err"
+check "fno: evaluated after every epoch" test "$(grep -c "^eval step [0-9]*: rel_l2" "$TMP/fno.err")" -eq 3
+check "fno: the run's records" test -s "$TMP/fno/checkpoints/ckpt-0000000018.safetensors"
 check "fno: summary" grep -q "^u .*rel L2 .*12 held-out samples on 32 points" "$TMP/fno.txt"
 "$SKIFF" sci eval --model "$TMP/fno/model.safetensors" --json >"$TMP/fno_eval.json"; rc=$?
 check "fno eval: exit 0" test "$rc" -eq 0
 check "fno eval: same error as training" python3 - "$TMP/fno_eval.json" "$TMP/fno/metrics.json" <<'PY'
 import json, sys
 e = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2]))
-ok = abs(e["mean_rel_l2"] - m["evaluation"]["mean_rel_l2"]) < 1e-12 and len(m["train"]["log"]) == 3
+ok = abs(e["mean_rel_l2"] - m["evaluation"]["mean_rel_l2"]) < 1e-12 and m["train"]["steps"] == 18
 sys.exit(0 if ok else 1)
 PY
 "$SKIFF" sci eval --model "$TMP/fno/model.safetensors" --grid 64 >"$TMP/fno_fine.txt"; rc=$?
@@ -119,14 +120,14 @@ check "fno eval: finer grid" grep -q "on 64 points" "$TMP/fno_fine.txt"
 check "fno eval: grid must divide the solver grid" grep -q "must divide the recipe's solver grid (128)" "$TMP/fno_grid.err"
 "$SKIFF" sci query --model "$TMP/fno/model.safetensors" --points 0.5 >/dev/null 2>"$TMP/fno_q.err"; rc=$?
 check "fno query: refused with a reason" grep -q "neural-operator model" "$TMP/fno_q.err"
-"$SKIFF" eval -c "$ROOT/configs/science/fno_burgers.yml" -o output.dir="$TMP/fno" --json >"$TMP/fno_eval2.json"; rc=$?
+"$SKIFF" eval -c "$ROOT/configs/science/fno_burgers.yml" -o Global.save_model_dir="$TMP/fno" --json >"$TMP/fno_eval2.json"; rc=$?
 check "skiff eval (operator): exit 0" test "$rc" -eq 0
 check "skiff eval (operator): the run's error" python3 - "$TMP/fno_eval2.json" "$TMP/fno/metrics.json" <<'PY'
 import json, sys
 e = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2]))
 sys.exit(0 if abs(e["u rel_l2"] - m["evaluation"]["mean_rel_l2"]) < 1e-12 and e["samples"] == 12 else 1)
 PY
-"$SKIFF" predict -c "$ROOT/configs/science/fno_burgers.yml" -o output.dir="$TMP/fno" x >/dev/null 2>"$TMP/fno_p.err"; rc=$?
+"$SKIFF" predict -c "$ROOT/configs/science/fno_burgers.yml" -o Global.save_model_dir="$TMP/fno" x >/dev/null 2>"$TMP/fno_p.err"; rc=$?
 check "skiff predict (operator): not supported, exit 3, says what to use" grep -q "use skiff eval" "$TMP/fno_p.err"
 "$SKIFF" sci train -c "$ROOT/configs/science/fno_burgers.yml" -o task=operater --output "$TMP/badtask" \
   >/dev/null 2>"$TMP/task.err"; rc=$?

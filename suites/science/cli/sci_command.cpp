@@ -23,18 +23,20 @@ namespace {
 void run_train(const std::string& config, const std::vector<std::string>& overrides, std::string output, bool quiet,
                const std::string& resume) {
   YAML::Node root = read_recipe_yaml(config, overrides);
-  if (recipe_task(root, config) == "operator") {
-    SKIFF_CHECK(resume.empty(), "{}: neural-operator runs write no checkpoints yet; train without --resume", config);
-    train_operator_recipe(parse_operator_recipe(root, config), output, quiet);
-    return;
-  }
-  ScienceRecipe recipe = parse_recipe(root, config);
-  if (output.empty()) output = recipe.output_dir;
   train::TrainRequest request;
   if (resume == "auto") request.resume_latest = true;
   else if (!resume.empty()) request.resume = resume;
-  if (train_pinn_recipe(recipe, output, quiet, train::resume_checkpoint(request, output)).interrupted)
-    std::exit(kExitInterrupted);
+  train::FitResult fit;
+  if (recipe_task(root, config) == "operator") {
+    OperatorRecipe recipe = parse_operator_recipe(root, config);
+    if (output.empty()) output = recipe.output_dir;
+    fit = train_operator_recipe(recipe, output, quiet, train::resume_checkpoint(request, output));
+  } else {
+    ScienceRecipe recipe = parse_recipe(root, config);
+    if (output.empty()) output = recipe.output_dir;
+    fit = train_pinn_recipe(recipe, output, quiet, train::resume_checkpoint(request, output));
+  }
+  if (fit.interrupted) std::exit(kExitInterrupted);
 }
 
 void run_eval(const std::string& model, const std::string& grid, const std::string& output, bool json) {
@@ -80,7 +82,7 @@ void add_sci_command(CLI::App& app) {
                     "Override a recipe value, key.path=value (YAML value), e.g. -o train.adam.iterations=500");
   train->add_option("--output", o->output, "Output directory (default: the recipe's Global.save_model_dir)");
   train->add_option("--resume", o->resume,
-                    "Continue a PINN run from a checkpoint file, or (with no value or 'auto') from the latest one in "
+                    "Continue a run from a checkpoint file, or (with no value or 'auto') from the latest one in "
                     "the output directory's checkpoints/")
       ->expected(0, 1)
       ->default_str("auto");

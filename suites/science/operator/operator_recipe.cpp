@@ -10,7 +10,10 @@ OperatorRecipe parse_operator_recipe(const YAML::Node& root, const std::string& 
   r.file = file;
   r.root = YAML::Clone(root);
   config::Section top(root, "", file);
-  top.allow_only({"task", "data", "model", "train", "output"});
+  if (top.has("output"))
+    throw ValueError(fmt::format("{}: output.dir moved to Global.save_model_dir (the layout every recipe shares)",
+                                 top.where("output")));
+  top.allow_only({"task", "Global", "data", "model", "train"});
   if (top.text("task", "pinn") != "operator")
     throw ValueError(fmt::format("{}: an operator recipe needs 'task: operator'", top.where("task")));
 
@@ -48,10 +51,20 @@ OperatorRecipe parse_operator_recipe(const YAML::Node& root, const std::string& 
     throw ValueError(fmt::format("{}: {} modes do not fit a grid of {} points (at most {})", m.where("modes"),
                                  r.model.modes, r.grid, r.grid / 2 + 1));
 
+  config::Section g = top.section("Global");
+  g.allow_only({"save_model_dir", "seed", "epoch_num", "print_batch_step", "keep_last", "max_steps"});
+  r.model.seed = uint64_t(g.integer("seed", 0, 0));
+  r.epochs = g.integer("epoch_num", r.epochs, 1);
+  r.log_every = g.integer("print_batch_step", r.log_every, 1);
+  r.keep_last = int(g.integer("keep_last", r.keep_last, 1));
+  r.max_steps = g.integer("max_steps", 0, 0);
+  r.output_dir = g.text("save_model_dir", r.output_dir);
+
   config::Section t = top.section("train");
-  t.allow_only({"seed", "epochs", "batch_size", "lr", "weight_decay", "step_size", "gamma"});
-  r.model.seed = uint64_t(t.integer("seed", 0));
-  r.epochs = t.integer("epochs", r.epochs, 0);
+  for (auto [old, now] : {std::pair{"seed", "Global.seed"}, std::pair{"epochs", "Global.epoch_num"}})
+    if (t.has(old))
+      throw ValueError(fmt::format("{}: train.{} moved to {} (the layout every recipe shares)", t.where(old), old, now));
+  t.allow_only({"batch_size", "lr", "weight_decay", "step_size", "gamma"});
   r.batch_size = t.integer("batch_size", r.batch_size, 1);
   r.lr = t.positive("lr", r.lr);
   r.weight_decay = t.number("weight_decay", r.weight_decay);
@@ -59,10 +72,6 @@ OperatorRecipe parse_operator_recipe(const YAML::Node& root, const std::string& 
     throw ValueError(fmt::format("{}: must be >= 0, got {}", t.where("weight_decay"), r.weight_decay));
   r.step_size = t.integer("step_size", r.step_size, 1);
   r.gamma = t.positive("gamma", r.gamma);
-
-  config::Section o = top.section("output");
-  o.allow_only({"dir"});
-  r.output_dir = o.text("dir", r.output_dir);
   return r;
 }
 

@@ -1,13 +1,13 @@
 #include "suites/science/operator/operator_run.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 
-#include "framework/autograd/engine.h"
 #include "framework/core/error.h"
 #include "framework/core/splitmix.h"
+#include "framework/data/dataloader.h"
+#include "framework/data/dataset.h"
 #include "framework/data/image_io.h"
 #include "framework/io/safetensors.h"
 #include "framework/ops/ops.h"
@@ -71,46 +71,53 @@ OperatorEvaluation evaluate_operator(Fno1d& model, const OperatorDataset& data) 
   return e;
 }
 
-std::vector<OperatorEpoch> train_operator(Fno1d& model, const OperatorRecipe& r, const OperatorDataset& train,
-                                          const OperatorDataset& test,
-                                          const std::function<void(const OperatorEpoch&)>& on_epoch) {
+namespace {
+
+// Batches of (initial condition, solution) rows; the loss is the mean relative L2.
+class OperatorTask final : public train::TrainTask {
+ public:
+  OperatorTask(Fno1d& model, const OperatorDataset& test) : model_(model), test_(test) {}
+  nn::Module& model() override { return model_; }
+  Tensor loss(const data::Example& batch) override {
+    return mean(per_sample_relative_l2(model_(batch.at("input")), batch.at("target")));
+  }
+  std::map<std::string, double> evaluate() override {
+    return {{"rel_l2", evaluate_operator(model_, test_).mean_rel_l2}};
+  }
+
+ private:
+  Fno1d& model_;
+  const OperatorDataset& test_;
+};
+
+}  // namespace
+
+train::FitResult fit_operator(Fno1d& model, const OperatorRecipe& r, const OperatorDataset& train,
+                              const OperatorDataset& test, const OperatorRunOptions& run,
+                              const std::optional<std::filesystem::path>& resume_from) {
+  auto samples = std::make_shared<data::TensorDataset>(data::Example{{"input", train.inputs}, {"target", train.targets}});
+  data::DataLoader loader(samples, {.batch_size = r.batch_size,
+                                    .shuffle = true,
+                                    .seed = splitmix64(r.model.seed ^ 0x5eedb47c4ull)});
   optim::AdamOptions ao;
   ao.lr = r.lr;
   ao.weight_decay = r.weight_decay;
   optim::Adam adam(model.parameters(), ao);
-  optim::StepLR schedule(adam, r.step_size, r.gamma);
-  Generator shuffle(splitmix64(r.model.seed ^ 0x5eedb47c4ull));
-  const int64_t samples = train.inputs.size(0);
-  const auto start = std::chrono::steady_clock::now();
-  std::vector<OperatorEpoch> log;
-  model.train();
-  for (int64_t epoch = 1; epoch <= r.epochs; ++epoch) {
-    OperatorEpoch rec;
-    rec.epoch = epoch;
-    rec.lr = adam.param_groups().front().get("lr");
-    Tensor order = randperm(samples, &shuffle);
-    int64_t batches = 0;
-    for (int64_t s = 0; s < samples; s += r.batch_size) {
-      Tensor idx = narrow(order, 0, s, std::min(r.batch_size, samples - s));
-      adam.zero_grad();
-      Tensor loss = mean(per_sample_relative_l2(model(index_select(train.inputs, 0, idx)),
-                                                index_select(train.targets, 0, idx)));
-      const double value = to(detach(loss), DType::Float64).item<double>();
-      SKIFF_CHECK(std::isfinite(value), "operator training: the loss became non-finite in epoch {} (lower train.lr)",
-                  epoch);
-      backward(loss);
-      adam.step();
-      rec.train_loss += value;
-      ++batches;
-    }
-    rec.train_loss /= double(batches);
-    schedule.step();
-    rec.test_error = evaluate_operator(model, test).mean_rel_l2;
-    rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    log.push_back(rec);
-    if (on_epoch) on_epoch(rec);
-  }
-  return log;
+  // The Trainer steps the schedule once per batch.
+  optim::StepLR schedule(adam, r.step_size * loader.num_batches(), r.gamma);
+  train::TrainerOptions t;
+  t.output_dir = run.output_dir;
+  t.epochs = r.epochs;
+  t.max_steps = r.max_steps;
+  t.log_every = r.log_every;
+  t.metric = "rel_l2";
+  t.higher_is_better = false;
+  t.keep_last = r.keep_last;
+  t.quiet = run.quiet;
+  t.metadata = run.metadata;
+  OperatorTask task(model, test);
+  train::Trainer trainer(task, adam, &schedule, loader, t);
+  return trainer.fit(resume_from);
 }
 
 void save_operator(const std::string& path, Fno1d& model, const OperatorRecipe& r) {
@@ -142,14 +149,6 @@ nlohmann::json operator_evaluation_json(const OperatorEvaluation& e) {
   return {{"samples", e.samples},           {"grid", e.grid},
           {"mean_rel_l2", e.mean_rel_l2},   {"median_rel_l2", e.median_rel_l2},
           {"max_rel_l2", e.max_rel_l2}};
-}
-
-nlohmann::json operator_log_json(const std::vector<OperatorEpoch>& log) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& r : log)
-    out.push_back({{"epoch", r.epoch}, {"train_loss", r.train_loss}, {"test_rel_l2", r.test_error}, {"lr", r.lr},
-                   {"seconds", r.seconds}});
-  return out;
 }
 
 std::vector<std::string> write_operator_images(const std::string& dir, Fno1d& model, const OperatorRecipe& r,

@@ -7,13 +7,16 @@
 /// ||prediction - target|| / ||target|| per sample, averaged over samples.
 /// Training data and held-out test data come from the solver with different
 /// seeds, so no test initial condition is ever seen in training.
-#include <functional>
+#include <filesystem>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "framework/train/trainer.h"
 #include "suites/science/operator/operator_recipe.h"
 
 namespace skiff::science {
@@ -22,14 +25,6 @@ enum class DataSplit { Train, Test };
 
 /// The recipe's train or test set on `grid` points (0: the recipe's grid).
 OperatorDataset make_operator_data(const OperatorRecipe& r, DataSplit split, int64_t grid = 0);
-
-struct OperatorEpoch {
-  int64_t epoch = 0;
-  double train_loss = 0;  ///< mean relative L2 over the epoch's batches
-  double test_error = 0;  ///< mean relative L2 on the test set after the epoch
-  double lr = 0;
-  double seconds = 0;     ///< since training started
-};
 
 struct OperatorEvaluation {
   int64_t samples = 0, grid = 0;
@@ -40,12 +35,23 @@ struct OperatorEvaluation {
 /// Relative L2 error of every sample (evaluated in chunks, without a graph).
 OperatorEvaluation evaluate_operator(Fno1d& model, const OperatorDataset& data);
 
-/// Adam (coupled weight decay) with a step schedule over seeded shuffled
-/// batches; `on_epoch` sees every epoch's record.
-/// \throws Error when the loss becomes non-finite (names the epoch).
-std::vector<OperatorEpoch> train_operator(Fno1d& model, const OperatorRecipe& r, const OperatorDataset& train,
-                                          const OperatorDataset& test,
-                                          const std::function<void(const OperatorEpoch&)>& on_epoch = {});
+/// Where an operator run writes and how it reports.
+struct OperatorRunOptions {
+  std::filesystem::path output_dir;
+  bool quiet = false;
+  /// Stored in every checkpoint and weights file (e.g. the recipe).
+  std::map<std::string, std::string> metadata{};
+};
+
+/// Trains `model` on the framework's Trainer: Adam (coupled weight decay), the
+/// learning rate times gamma every step_size epochs, seeded shuffled batches,
+/// the held-out error after every epoch (best_model.safetensors keeps the
+/// lowest), checkpoints with exact resume (`resume_from`), metrics.jsonl,
+/// TensorBoard and curves.png in run.output_dir.
+/// \throws Error when the loss becomes non-finite (names the step).
+train::FitResult fit_operator(Fno1d& model, const OperatorRecipe& r, const OperatorDataset& train,
+                              const OperatorDataset& test, const OperatorRunOptions& run,
+                              const std::optional<std::filesystem::path>& resume_from = std::nullopt);
 
 /// The model's weights with the recipe (YAML text) in the metadata.
 void save_operator(const std::string& path, Fno1d& model, const OperatorRecipe& r);
@@ -60,7 +66,6 @@ OperatorModel load_operator(const std::string& path);
 bool is_operator_file(const std::string& path);
 
 nlohmann::json operator_evaluation_json(const OperatorEvaluation& e);
-nlohmann::json operator_log_json(const std::vector<OperatorEpoch>& log);
 
 /// dir/samples.png: `count` test samples, each with its initial condition,
 /// the solver's u(., T) and the operator's prediction. Returns the files written.

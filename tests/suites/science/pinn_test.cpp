@@ -81,6 +81,14 @@ train: )" + train + "\n"),
 
 std::map<std::string, Tensor> weights_after(PinnSolver& s) { return s.net().state_dict(); }
 
+// Other initial weights, so that only a restored checkpoint can end a run where
+// the straight run ended.
+void scramble(PinnSolver& s) {
+  auto w = s.net().state_dict();
+  for (auto& [name, t] : w) t = t * 0.5 + 0.01;
+  s.net().load_state_dict(w);
+}
+
 }  // namespace
 
 // The run's records are the Trainer's: metrics.jsonl with both phases, checkpoints,
@@ -120,6 +128,7 @@ TEST(Pinn, ResumesExactlyInBothPhases) {
   for (int64_t stop_at : {15, 31, 0}) {  // 15: inside Adam, 31: inside L-BFGS, 0: to the end
     auto solver = r.make_solver();
     auto latest = train::latest_checkpoint(stopped.path);
+    if (latest) scramble(*solver);
     auto fit = fit_pinn(*solver, r.train, {.output_dir = stopped.path, .max_steps = stop_at, .quiet = true}, latest);
     EXPECT_EQ(fit.steps, stop_at ? stop_at : 33);
     if (stop_at) continue;
