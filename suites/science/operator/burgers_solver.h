@@ -46,6 +46,9 @@ std::vector<double> gaussian_random_field(int64_t n, Generator& gen, const Rando
 /// \throws ValueError for bad options, or when the solution leaves the stable
 /// step range (names the step and the dt to use instead).
 std::vector<double> solve_burgers_periodic(const std::vector<double>& u0, const BurgersSolverOptions& o);
+/// The same for every row of u0 ([rows, points] float64) at once. The transforms
+/// are the framework's rfft / irfft ops.
+Tensor solve_burgers_periodic(const Tensor& u0, const BurgersSolverOptions& o);
 
 /// The exact solution at time t for a zero-mean, band-limited u0 (spectral
 /// Cole-Hopf transform on the grid of u0).

@@ -21,18 +21,19 @@
 #include <mutex>
 #include <type_traits>
 
-#include "framework/backends/cpu/fftw_planner.h"
 #include "framework/backends/cpu/loops.h"
 #include "framework/core/threading.h"
 
 namespace skiff::cpu {
 
+namespace {
+
+// FFTW's planner is not thread-safe (plan execution is): every plan is made and
+// destroyed under this mutex. Nothing outside this file calls FFTW.
 std::mutex& fftw_planner_mutex() {
   static std::mutex mu;
   return mu;
 }
-
-namespace {
 
 enum class Kind : int64_t { C2CForward, C2CBackward, R2C, C2R };
 
