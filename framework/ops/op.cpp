@@ -130,24 +130,45 @@ void register_kernel(const std::string& op, KernelEntry entry) {
   });
 }
 
-const KernelEntry& find_kernel(const std::string& op, Device device, DType dtype) {
+namespace {
+
+// The first kernel for (device, dtype) in priority order that `takes` (nullptr: none),
+// and the error naming what is registered when there is none.
+template <typename Takes>
+const KernelEntry* first_kernel(const std::string& op, Device device, DType dtype, Takes takes) {
   auto& t = tables();
   // Registration finishes before main(); lookups after that only read.
   auto it = t.kernels.find(op);
-  if (it != t.kernels.end()) {
-    for (const auto& k : it->second)
-      if (k.device == device.type && (k.dtypes & dtype_bit(dtype)) && !backend_disabled(k.backend)) return k;
-  }
+  if (it == t.kernels.end()) return nullptr;
+  for (const auto& k : it->second)
+    if (k.device == device.type && (k.dtypes & dtype_bit(dtype)) && !backend_disabled(k.backend) && takes(k))
+      return &k;
+  return nullptr;
+}
+
+[[noreturn]] void no_kernel(const std::string& op, Device device, DType dtype, bool declined) {
   std::string have;
-  if (it != t.kernels.end())
-    for (const auto& k : it->second) {
-      std::string types;
-      for (int d = 0; d < kNumDTypes; ++d)
-        if (k.dtypes & dtype_bit(DType(d))) types += (types.empty() ? "" : ",") + std::string(dtype_name(DType(d)));
-      have += fmt::format(" {}({}: {})", k.backend, Device{k.device, 0}.str(), types);
-    }
-  SKIFF_THROW(NotImplementedError, "{}: no kernel for dtype {} on {}; registered:{}", op, dtype_name(dtype),
-              device.str(), have.empty() ? " none" : have);
+  for (const auto& k : kernels_for(op)) {
+    std::string types;
+    for (int d = 0; d < kNumDTypes; ++d)
+      if (k.dtypes & dtype_bit(DType(d))) types += (types.empty() ? "" : ",") + std::string(dtype_name(DType(d)));
+    have += fmt::format(" {}({}: {})", k.backend, Device{k.device, 0}.str(), types);
+  }
+  SKIFF_THROW(NotImplementedError, "{}: no kernel for dtype {} on {}{}; registered:{}", op, dtype_name(dtype),
+              device.str(), declined ? " takes this call" : "", have.empty() ? " none" : have);
+}
+
+}  // namespace
+
+const KernelEntry& find_kernel(const std::string& op, Device device, DType dtype) {
+  if (auto* k = first_kernel(op, device, dtype, [](const KernelEntry&) { return true; })) return *k;
+  no_kernel(op, device, dtype, false);
+}
+
+const KernelEntry& select_kernel(const std::string& op, Device device, DType dtype, const KernelContext& ctx) {
+  auto takes = [&](const KernelEntry& k) { return !k.supports || k.supports(ctx); };
+  if (auto* k = first_kernel(op, device, dtype, takes)) return *k;
+  no_kernel(op, device, dtype, first_kernel(op, device, dtype, [](const KernelEntry&) { return true; }) != nullptr);
 }
 
 std::vector<KernelEntry> kernels_for(const std::string& op) {
@@ -297,9 +318,8 @@ std::vector<Tensor> run_op(const OpDef& op, const std::vector<Tensor>& inputs, c
     DType key = op.dispatch_input >= 0 && size_t(op.dispatch_input) < inputs.size()
                     ? inputs[size_t(op.dispatch_input)].dtype()
                     : metas.at(0).dtype;
-    const KernelEntry& k = find_kernel(op.name, device, key);
     KernelContext ctx{inputs, outputs, attrs};
-    k.fn(ctx);
+    select_kernel(op.name, device, key, ctx).fn(ctx);
   }
   if (op.backward && GradMode::enabled() && any_requires_grad(inputs)) record(op, inputs, outputs, attrs);
   return outputs;
@@ -323,9 +343,8 @@ Tensor& run_op_inplace(const OpDef& op, Tensor& self, const std::vector<Tensor>&
   DType key = op.dispatch_input >= 0 && size_t(op.dispatch_input) < inputs.size()
                   ? inputs[size_t(op.dispatch_input)].dtype()
                   : metas[0].dtype;
-  const KernelEntry& k = find_kernel(op.name, self.device(), key);
   KernelContext ctx{inputs, outputs, attrs};
-  k.fn(ctx);
+  select_kernel(op.name, self.device(), key, ctx).fn(ctx);
   if (!outputs[0].is_same(self)) detail::copy_into(self, outputs[0]);
   self.storage()->bump_version();
   return self;

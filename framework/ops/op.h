@@ -114,12 +114,17 @@ inline constexpr DTypeSet kComplexTypes = dtype_bit(DType::Complex64) | dtype_bi
 inline constexpr DTypeSet kBoolType = dtype_bit(DType::Bool);
 inline constexpr DTypeSet kAllTypes = kFloatTypes | kIntTypes | kComplexTypes | kBoolType;
 
+/// Whether a kernel takes this call (its shapes, attributes, layouts). A kernel that
+/// declines is skipped and the next one by priority runs, down to the reference kernel.
+using SupportsFn = bool (*)(const KernelContext& ctx);
+
 struct KernelEntry {
   std::string backend;  ///< "cpu", "onednn", "cuda", ...
   DeviceType device;
   DTypeSet dtypes;
   int priority;         ///< higher wins among kernels supporting a dtype
   KernelFn fn;
+  SupportsFn supports = nullptr;  ///< null: takes every call of its dtypes
 };
 
 void register_kernel(const std::string& op, KernelEntry entry);
@@ -127,6 +132,9 @@ void register_kernel(const std::string& op, KernelEntry entry);
 /// (comma separated, e.g. "onednn") are skipped.
 /// \throws NotImplementedError listing what is registered for the op.
 const KernelEntry& find_kernel(const std::string& op, Device device, DType dtype);
+/// The kernel that runs this call: the best for (op, device, dtype) whose supports()
+/// accepts `ctx`. \throws NotImplementedError as find_kernel, also when every kernel declines.
+const KernelEntry& select_kernel(const std::string& op, Device device, DType dtype, const KernelContext& ctx);
 /// True when `backend` is listed in SKIFF_DISABLE_BACKENDS (read once per process).
 bool backend_disabled(const std::string& backend);
 /// All kernels registered for an op (for `skiff info` and registry tests).
@@ -146,6 +154,12 @@ std::vector<RegisteredKernel> registered_kernels();
   static const bool SKIFF_CONCAT(skiff_kernel_reg_, __LINE__) =                             \
       (::skiff::register_kernel(#op, ::skiff::KernelEntry{backend, ::skiff::DeviceType::dev, \
                                                           dtypes, priority, fn}),           \
+       true)
+/// A kernel that takes only the calls `supports` accepts (the others fall through).
+#define SKIFF_REGISTER_KERNEL_IF(op, dev, backend, dtypes, priority, fn, supports)          \
+  static const bool SKIFF_CONCAT(skiff_kernel_reg_, __LINE__) =                             \
+      (::skiff::register_kernel(#op, ::skiff::KernelEntry{backend, ::skiff::DeviceType::dev, \
+                                                          dtypes, priority, fn, supports}), \
        true)
 
 // ---- calling ops -----------------------------------------------------------------

@@ -1,6 +1,7 @@
 set(SKIFF_OPS_TEST_SOURCES
   framework/ops/elementwise_test.cpp
   framework/ops/views_test.cpp
+  framework/ops/kernel_dispatch_test.cpp
 )
 
 include(${CMAKE_CURRENT_LIST_DIR}/reduce/sources.cmake)

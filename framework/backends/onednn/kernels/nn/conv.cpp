@@ -10,8 +10,8 @@
 // may run on several threads at once.
 // Depthwise stride-1 forward runs directly on NCHW instead (depthwise_nchw.h says why).
 // Windows that stop short of the bottom/right edge (negative right padding, which oneDNN rejects)
-// run on the cropped input (conv_dims.h). Falls back to the reference kernel for shapes oneDNN
-// rejects and for empty tensors.
+// run on the cropped input (conv_dims.h). Geometries oneDNN rejects and empty tensors are
+// declined (supports()), so the reference kernel takes them.
 // Reference: the "cpu" kernels (framework/backends/cpu/kernels/nn/conv.cpp); tested to agree to
 // 1e-4 relative in tests/framework/ops/nn/conv_test.cpp (OnednnMatchesReference cases).
 #include <dnnl.hpp>
@@ -265,58 +265,77 @@ void run_plan(const ConvPlan& plan, const std::array<void*, 3>& user_ptrs, const
 
 Tensor contiguous_input(const Tensor& t) { return t.is_contiguous() ? t : detail::contiguous_copy(t); }
 
-void run_reference(const char* op, const KernelContext& c) {
-  for (const KernelEntry& k : kernels_for(op))
-    if (k.backend == "cpu") return k.fn(c);
-  SKIFF_THROW(NotImplementedError, "{}: no reference cpu kernel registered", op);
-}
+constexpr const char* kOpNames[] = {"conv2d", "conv2d", "conv2d_backward_input", "conv2d_backward_weight"};
 
-/// Runs `kind` on oneDNN when it can, else the reference kernel. ptrs: {src, weights, dst} (user layout).
-bool try_run(ConvKind kind, const Conv2dParams& p, const std::array<void*, 3>& ptrs, const void* bias) {
-  if (p.n == 0 || p.c == 0 || p.o == 0) return false;
+/// Runs `kind` on its plan (supports() checked that there is one). ptrs: {src, weights, dst} (user layout).
+void run(ConvKind kind, const Conv2dParams& p, const std::array<void*, 3>& ptrs, const void* bias) {
   std::shared_ptr<const ConvPlan> plan = get_plan(kind, p);
-  if (!plan) return false;
-  static constexpr const char* kOpNames[] = {"conv2d", "conv2d", "conv2d_backward_input", "conv2d_backward_weight"};
+  SKIFF_CHECK(plan, "{}: oneDNN has no kernel for this geometry (supports() should have declined it)",
+              kOpNames[int(kind)]);
   const size_t src_bytes = size_t(p.n * p.c * p.h * p.w) * sizeof(float);
   SKIFF_DNNL_CHECK(kOpNames[int(kind)], run_plan(*plan, ptrs, bias, src_bytes));
-  return true;
+}
+
+/// Whether oneDNN can run `kind` on this geometry (the plan is built once and cached);
+/// the reference kernel takes what it cannot.
+bool plannable(ConvKind kind, const Conv2dParams& p) {
+  return p.n > 0 && p.c > 0 && p.o > 0 && get_plan(kind, p) != nullptr;
+}
+
+Conv2dParams forward_params(const KernelContext& c) {
+  return Conv2dParams::from(c.inputs[0].shape(), c.inputs[1].shape(), c.attrs);
+}
+Conv2dParams backward_input_params(const KernelContext& c) {
+  return Conv2dParams::from(Shape(c.attrs.get_ints("input_size")), c.inputs[1].shape(), c.attrs);
+}
+Conv2dParams backward_weight_params(const KernelContext& c) {
+  return Conv2dParams::from(c.inputs[1].shape(), Shape(c.attrs.get_ints("weight_size")), c.attrs);
+}
+
+bool conv2d_supported(const KernelContext& c) {
+  const Conv2dParams p = forward_params(c);
+  return ::skiff::onednn_detail::depthwise_nchw_applies(p) ||
+         plannable(c.inputs.size() > 2 ? ConvKind::ForwardBias : ConvKind::Forward, p);
+}
+bool conv2d_backward_input_supported(const KernelContext& c) {
+  return plannable(ConvKind::BackwardData, backward_input_params(c));
+}
+bool conv2d_backward_weight_supported(const KernelContext& c) {
+  return plannable(ConvKind::BackwardWeights, backward_weight_params(c));
 }
 
 void conv2d_onednn(const KernelContext& c) {
   Tensor x = contiguous_input(c.inputs[0]), w = contiguous_input(c.inputs[1]);
   Tensor b = c.inputs.size() > 2 ? contiguous_input(c.inputs[2]) : Tensor();
-  Conv2dParams p = Conv2dParams::from(x.shape(), w.shape(), c.attrs);
+  const Conv2dParams p = forward_params(c);
   if (::skiff::onednn_detail::depthwise_nchw_applies(p)) {
     ::skiff::onednn_detail::depthwise_nchw_forward(p, x.data<float>(), w.data<float>(),
                                                    b.defined() ? b.data<float>() : nullptr,
                                                    c.outputs[0].data<float>());
     return;
   }
-  ConvKind kind = b.defined() ? ConvKind::ForwardBias : ConvKind::Forward;
-  if (!try_run(kind, p, {x.data_ptr(), w.data_ptr(), c.outputs[0].data_ptr()}, b.defined() ? b.data_ptr() : nullptr))
-    run_reference("conv2d", c);
+  run(b.defined() ? ConvKind::ForwardBias : ConvKind::Forward, p, {x.data_ptr(), w.data_ptr(), c.outputs[0].data_ptr()},
+      b.defined() ? b.data_ptr() : nullptr);
 }
 
 void conv2d_backward_input_onednn(const KernelContext& c) {
   Tensor gy = contiguous_input(c.inputs[0]), w = contiguous_input(c.inputs[1]);
-  Conv2dParams p = Conv2dParams::from(Shape(c.attrs.get_ints("input_size")), w.shape(), c.attrs);
-  if (!try_run(ConvKind::BackwardData, p, {c.outputs[0].data_ptr(), w.data_ptr(), gy.data_ptr()}, nullptr))
-    run_reference("conv2d_backward_input", c);
+  run(ConvKind::BackwardData, backward_input_params(c), {c.outputs[0].data_ptr(), w.data_ptr(), gy.data_ptr()},
+      nullptr);
 }
 
 void conv2d_backward_weight_onednn(const KernelContext& c) {
   Tensor gy = contiguous_input(c.inputs[0]), x = contiguous_input(c.inputs[1]);
-  Conv2dParams p = Conv2dParams::from(x.shape(), Shape(c.attrs.get_ints("weight_size")), c.attrs);
-  if (!try_run(ConvKind::BackwardWeights, p, {x.data_ptr(), c.outputs[0].data_ptr(), gy.data_ptr()}, nullptr))
-    run_reference("conv2d_backward_weight", c);
+  run(ConvKind::BackwardWeights, backward_weight_params(c), {x.data_ptr(), c.outputs[0].data_ptr(), gy.data_ptr()},
+      nullptr);
 }
 
 }  // namespace
 
-SKIFF_REGISTER_KERNEL(conv2d, CPU, "onednn", dtype_bit(DType::Float32), 10, conv2d_onednn);
-SKIFF_REGISTER_KERNEL(conv2d_backward_input, CPU, "onednn", dtype_bit(DType::Float32), 10,
-                      conv2d_backward_input_onednn);
-SKIFF_REGISTER_KERNEL(conv2d_backward_weight, CPU, "onednn", dtype_bit(DType::Float32), 10,
-                      conv2d_backward_weight_onednn);
+SKIFF_REGISTER_KERNEL_IF(conv2d, CPU, "onednn", dtype_bit(DType::Float32), 10, conv2d_onednn, conv2d_supported);
+SKIFF_REGISTER_KERNEL_IF(conv2d_backward_input, CPU, "onednn", dtype_bit(DType::Float32), 10,
+                         conv2d_backward_input_onednn, conv2d_backward_input_supported);
+SKIFF_REGISTER_KERNEL_IF(conv2d_backward_weight, CPU, "onednn", dtype_bit(DType::Float32), 10,
+                         conv2d_backward_weight_onednn, conv2d_backward_weight_supported);
 
 }  // namespace skiff::onednn
