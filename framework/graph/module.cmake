@@ -8,7 +8,7 @@ skiff_add_module(graph
           graph/fusion.cpp graph/ops/fused.cpp
           graph/trace.cpp graph/graph_module.cpp
           graph/lowering.cpp graph/lowerings/elementwise.cpp graph/lowerings/fft.cpp graph/lowerings/index.cpp
-          graph/lowerings/linalg.cpp graph/lowerings/loss.cpp graph/lowerings/nn.cpp graph/lowerings/reduce.cpp
+          graph/lowerings/linalg.cpp graph/lowerings/loss.cpp graph/lowerings/optim.cpp graph/lowerings/nn.cpp graph/lowerings/reduce.cpp
           graph/lowerings/shape.cpp graph/lowerings/taylor.cpp
   DEPS skiff_ops skiff_nn skiff_io nlohmann_json::nlohmann_json
   PRIVATE_DEPS onnx onnx_proto)

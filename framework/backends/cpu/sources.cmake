@@ -11,6 +11,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/kernels/index/sources.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/kernels/loss/sources.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/kernels/taylor/sources.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/kernels/fft/sources.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/kernels/optim/sources.cmake)
 
 # Float32 vector kernels compiled once per ISA and picked at run time.
 list(APPEND SKIFF_CPU_KERNEL_SOURCES

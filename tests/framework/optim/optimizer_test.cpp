@@ -7,7 +7,9 @@
 
 #include "framework/autograd/engine.h"
 #include "framework/core/threading.h"
+#include "framework/ops/op.h"
 #include "framework/ops/ops.h"
+#include "framework/ops/optim/optim_ops.h"
 #include "framework/optim/optimizers.h"
 #include "tests/framework/optim/optim_test_utils.h"
 
@@ -182,6 +184,21 @@ TEST(AdamWTest, DecaysWeightsDecoupledFromGradient) {
   p.set_grad(zeros({2}, DType::Float64));
   opt.step();
   expect_close(p.to_vector<double>(), {2.0 * 0.95, -4.0 * 0.95});
+}
+
+// The update is the registered adam_step op (a kernel per backend); it checks its tensors.
+TEST(AdamStepOp, IsAnOpThatChecksItsTensors) {
+  EXPECT_NO_THROW(op_def("adam_step"));
+  Tensor p = zeros({3}), g = zeros({3}), m = zeros({3}), v = zeros({2});
+  try {
+    adam_step_(p, g, m, v, Tensor(), {});
+    FAIL() << "no error";
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("adam_step: exp_avg_sq has shape [2], the parameter [3]"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(adam_step_(p, g, m, zeros({3}, DType::Float64), Tensor(), {}), TypeError);
+  EXPECT_THROW(adam_step_(p, g, m, zeros({3}), Tensor(), {.amsgrad = true}), ValueError);  // no max_exp_avg_sq
 }
 
 TEST(RMSpropTest, MatchesReferenceFormula) {

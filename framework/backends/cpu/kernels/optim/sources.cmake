@@ -1,0 +1,3 @@
+list(APPEND SKIFF_CPU_KERNEL_SOURCES
+  cpu/kernels/optim/adam.cpp
+)

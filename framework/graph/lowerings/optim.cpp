@@ -1,0 +1,4 @@
+// ONNX lowerings of the optimizer-update ops (framework/ops/optim/): none, by design.
+#include "framework/graph/lowering.h"
+
+SKIFF_NOT_EXPORTABLE(adam_step, "'adam_step' is an optimizer update; export traces inference");
