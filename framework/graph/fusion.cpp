@@ -679,23 +679,6 @@ size_t fuse_layer_norm(Graph& g) {
   return ed.finish();
 }
 
-size_t use_fast_pools(Graph& g) {
-  size_t changed = 0;
-  for (auto& n : g.nodes) {
-    if (n.op_type == "GlobalAveragePool" && n.inputs.size() == 1 && n.outputs.size() == 1) {
-      n.op_type = "skiff.GlobalAvgPool";
-      ++changed;
-    } else if ((n.op_type == "MaxPool" || n.op_type == "AveragePool") && n.inputs.size() == 1 &&
-               (n.outputs.size() == 1 || n.outputs[1].empty()) && n.attr_ints("kernel_shape", {}).size() == 2 &&
-               n.attr_int("storage_order", 0) == 0) {
-      n.op_type = "skiff." + n.op_type;
-      n.outputs.resize(1);
-      ++changed;
-    }
-  }
-  return changed;
-}
-
 size_t select_blocked_layouts(Graph& g) {
   std::unordered_map<std::string, std::vector<std::pair<const Node*, size_t>>> readers;
   for (const auto& n : g.nodes)
@@ -726,7 +709,6 @@ size_t fuse_all(Graph& g) {
   n += fuse_channel_mul(g);
   n += fuse_upsample_add(g);
   n += use_fused_convs(g);
-  n += use_fast_pools(g);
   n += select_blocked_layouts(g);
   return n;
 }

@@ -70,12 +70,6 @@ size_t use_fused_convs(Graph& g);
 /// attribute epsilon.
 size_t fuse_layer_norm(Graph& g);
 
-/// Rewrites 2-D MaxPool nodes without an Indices output into "skiff.MaxPool",
-/// 2-D AveragePool into "skiff.AveragePool" and GlobalAveragePool into
-/// "skiff.GlobalAvgPool": same inputs and attributes, direct float32 loops (no
-/// argmax; averages without padding only), the ONNX op otherwise.
-size_t use_fast_pools(Graph& g);
-
 /// Marks each skiff.FusedConv whose output is read only by other fused convs
 /// (as their input 0) with dst_blocked=1: when it runs on oneDNN it then
 /// leaves its result in oneDNN's channel-blocked layout (nChw16c, a

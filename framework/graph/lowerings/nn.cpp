@@ -150,6 +150,7 @@ void lower_interpolate(LoweringContext& c) {
 
 SKIFF_REGISTER_LOWERING(conv2d, lower_conv2d);
 SKIFF_REGISTER_LOWERING(max_pool2d, lower_max_pool2d);
+SKIFF_REGISTER_LOWERING(max_pool2d_values, lower_max_pool2d);
 SKIFF_REGISTER_LOWERING(avg_pool2d, lower_avg_pool2d);
 SKIFF_REGISTER_LOWERING(adaptive_avg_pool2d, lower_adaptive_avg_pool2d);
 SKIFF_REGISTER_LOWERING(layer_norm, lower_layer_norm);

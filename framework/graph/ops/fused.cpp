@@ -9,13 +9,10 @@
 //   skiff.ChannelMul  inputs {x, s}; y = x * s, plus x when attribute "residual" is 1.
 //   skiff.UpsampleNearest  a Resize node (same inputs and attributes) plus an optional residual
 //                     input 4 added to the result; fast path for integer nearest upsampling.
-//   skiff.MaxPool     a MaxPool node without Indices; direct float32 loop, the MaxPool op otherwise.
-//   skiff.AveragePool an AveragePool node; direct float32 loop without padding, the op otherwise.
-//   skiff.GlobalAvgPool  a GlobalAveragePool node; direct float32 loop for 4-D inputs.
 //   skiff.LayerNorm   inputs {x, gamma or "", beta or ""}, attribute epsilon: normalisation over the
 //                     last axis (fuse_layer_norm); direct float32 loop, skiff ops otherwise.
 //
-// FusedConv, Eltwise, MaxPool and AveragePool parse their attributes in a prepare hook (once per
+// FusedConv and Eltwise parse their attributes in a prepare hook (once per
 // Predictor step) and fall back to parsing the node when run without it.
 //
 // Chain steps: relu, clip (alpha = lo, beta = hi), hardswish, linear (alpha * x + beta), sigmoid,
@@ -396,158 +393,6 @@ std::vector<Tensor> upsample_nearest_op(const OpContext& c) {
   return one(y);
 }
 
-// ---- skiff.MaxPool / skiff.GlobalAvgPool ----------------------------------------------------------
-
-/// A 2-D MaxPool or AveragePool node's geometry, parsed once. `ok` is false when the direct loop
-/// does not apply (not 2-D, storage order or an unknown auto_pad); the ONNX op then runs.
-struct PoolPrep {
-  bool ok = false;
-  std::vector<int64_t> kernel, strides, dilations, pads;  // pads: {top, left, bottom, right}
-  std::string auto_pad;
-  bool ceil_mode = false;
-};
-
-PoolPrep make_pool_prep(const Node& n) {
-  PoolPrep p;
-  p.kernel = n.attr_ints("kernel_shape", {});
-  p.strides = n.attr_ints("strides", {1, 1});
-  p.dilations = n.attr_ints("dilations", {1, 1});
-  p.pads = n.attr_ints("pads", {0, 0, 0, 0});
-  p.auto_pad = n.attr_string("auto_pad", "NOTSET");
-  p.ceil_mode = n.attr_int("ceil_mode", 0) != 0;
-  p.ok = p.kernel.size() == 2 && p.strides.size() == 2 && p.dilations.size() == 2 && p.pads.size() == 4 &&
-         n.attr_int("storage_order", 0) == 0 && (n.outputs.size() < 2 || n.outputs[1].empty()) &&
-         (p.auto_pad == "NOTSET" || p.auto_pad == "VALID" || p.auto_pad == "SAME_UPPER" || p.auto_pad == "SAME_LOWER");
-  for (size_t i = 0; p.ok && i < 2; ++i)
-    p.ok = p.kernel[i] > 0 && p.strides[i] > 0 && p.dilations[i] > 0 && p.pads[i] >= 0 && p.pads[i + 2] >= 0;
-  return p;
-}
-
-std::shared_ptr<const void> prepare_pool(const Node& node, int64_t) {
-  return std::make_shared<const PoolPrep>(make_pool_prep(node));
-}
-
-/// max(a, b) where a NaN in either wins (as in the MaxPool op); branch-free so loops vectorise.
-inline float max_nan(float a, float b) { return ((b > a) | (b != b)) ? b : a; }
-
-/// MaxPool without the Indices output (kMax) or AveragePool without padding: per output row, the
-/// column-wise max/sum over the window's rows (contiguous, vectorisable), then the max/sum over
-/// the window's columns of that row.
-template <bool kMax>
-std::vector<Tensor> pool_fast_op(const OpContext& c) {
-  PoolPrep local;
-  const PoolPrep* prep = static_cast<const PoolPrep*>(c.prepared);
-  if (!prep) {
-    local = make_pool_prep(c.node);
-    prep = &local;
-  }
-  const Tensor& x = c.input(0);
-  auto fallback = [&] {
-    return find_graph_op(kMax ? "MaxPool" : "AveragePool")->run(OpContext{c.node, c.inputs, c.opset});
-  };
-  if (!prep->ok || x.dim() != 4 || x.dtype() != DType::Float32 || x.device() != kCPU) return fallback();
-  const int64_t h = x.size(2), w = x.size(3);
-  int64_t pt = prep->pads[0], pl = prep->pads[1], pb = prep->pads[2], pr = prep->pads[3];
-  const int64_t kh = prep->kernel[0], kw = prep->kernel[1], sh = prep->strides[0], sw = prep->strides[1];
-  const int64_t dh = prep->dilations[0], dw = prep->dilations[1];
-  const int64_t ekh = (kh - 1) * dh + 1, ekw = (kw - 1) * dw + 1;  // extents of the dilated window
-  if (prep->auto_pad != "NOTSET") {
-    // make_pool_prep accepted only known auto_pad values, so this resolves.
-    Padding p = *resolve_padding(prep->auto_pad, {}, {h, w}, prep->kernel, prep->strides, prep->dilations);
-    pt = p.begin[0], pl = p.begin[1], pb = p.end[0], pr = p.end[1];
-  }
-  // Averages: only undilated, unpadded windows (all full, so count_include_pad does not matter).
-  if (!kMax && (pt != 0 || pl != 0 || pb != 0 || pr != 0 || dh != 1 || dw != 1)) return fallback();
-  const int64_t span_h = h + pt + pb - ekh, span_w = w + pl + pr - ekw;
-  if (span_h < 0 || span_w < 0) return fallback();
-  const int64_t oh = span_h / sh + 1, ow = span_w / sw + 1;
-  // ceil_mode only where it gives the floor sizes; other cases have edge rules left to the ONNX op.
-  if (prep->ceil_mode && ((span_h + sh - 1) / sh + 1 != oh || (span_w + sw - 1) / sw + 1 != ow)) return fallback();
-  const Tensor xc = contiguous(x);
-  Tensor y = empty({x.size(0), x.size(1), oh, ow}, DType::Float32);
-  const float* xp = xc.data<float>();
-  float* yp = y.data<float>();
-  const int64_t planes = x.size(0) * x.size(1);
-  const float lowest = -std::numeric_limits<float>::infinity();
-  const float inv_count = 1.f / float(kh * kw);
-#pragma omp parallel num_threads(num_threads()) if (planes * oh * ow * kh * kw > 65536)
-  {
-    // One row of column maxima (sums), with -inf in the left/right padding so the column pass
-    // needs no bounds checks (floor sizes: every window ends within pl + w + pr).
-    std::vector<float> row(static_cast<size_t>(pl + w + pr), lowest);
-    float* r = row.data();
-    float* rin = r + pl;
-#pragma omp for schedule(static)
-    for (int64_t pi = 0; pi < planes; ++pi) {
-      const float* src = xp + pi * h * w;
-      float* dst = yp + pi * oh * ow;
-      for (int64_t oy = 0; oy < oh; ++oy) {
-        bool first = true;
-        for (int64_t i = 0; i < kh; ++i) {
-          const int64_t iy = oy * sh - pt + i * dh;
-          if (iy < 0 || iy >= h) continue;
-          const float* s = src + iy * w;
-          if (first) {
-            std::memcpy(rin, s, size_t(w) * sizeof(float));
-            first = false;
-            continue;
-          }
-          if constexpr (kMax) {
-#pragma omp simd
-            for (int64_t j = 0; j < w; ++j) rin[j] = max_nan(rin[j], s[j]);
-          } else {
-#pragma omp simd
-            for (int64_t j = 0; j < w; ++j) rin[j] += s[j];
-          }
-        }
-        if (first) std::fill(rin, rin + w, lowest);  // the window holds no input row
-        float* d = dst + oy * ow;
-#pragma omp simd
-        for (int64_t ox = 0; ox < ow; ++ox) d[ox] = r[ox * sw];
-        for (int64_t j = 1; j < kw; ++j) {
-          const float* rj = r + j * dw;
-          if constexpr (kMax) {
-#pragma omp simd
-            for (int64_t ox = 0; ox < ow; ++ox) d[ox] = max_nan(d[ox], rj[ox * sw]);
-          } else {
-#pragma omp simd
-            for (int64_t ox = 0; ox < ow; ++ox) d[ox] += rj[ox * sw];
-          }
-        }
-        if constexpr (!kMax) {
-#pragma omp simd
-          for (int64_t ox = 0; ox < ow; ++ox) d[ox] *= inv_count;
-        }
-      }
-    }
-  }
-  return one(y);
-}
-
-/// GlobalAveragePool: a 4-D float32 input is summed per plane in float32 (vector partial sums);
-/// anything else runs the GlobalAveragePool op.
-std::vector<Tensor> global_avg_pool_fast_op(const OpContext& c) {
-  const Tensor& x = c.input(0);
-  if (x.dim() != 4 || x.dtype() != DType::Float32 || x.device() != kCPU || x.size(2) * x.size(3) == 0)
-    return find_graph_op("GlobalAveragePool")->run(OpContext{c.node, c.inputs, c.opset});
-  const Tensor xc = contiguous(x);
-  Tensor y = empty({x.size(0), x.size(1), 1, 1}, DType::Float32);
-  const int64_t planes = x.size(0) * x.size(1), plane = x.size(2) * x.size(3);
-  const float* xp = xc.data<float>();
-  float* yp = y.data<float>();
-  const double inv = 1.0 / double(plane);
-#pragma omp parallel for num_threads(num_threads()) schedule(static) if (planes * plane > 65536)
-  for (int64_t pi = 0; pi < planes; ++pi) {
-    const float* s = xp + pi * plane;
-    float sum = 0.f;
-#pragma omp simd reduction(+ : sum)
-    for (int64_t j = 0; j < plane; ++j) sum += s[j];
-    const double total = sum;
-    yp[pi] = float(total * inv);
-  }
-  return one(y);
-}
-
 // ---- skiff.LayerNorm ---------------------------------------------------------------------------
 
 /// y = (x - mean) / sqrt(var + eps) * gamma + beta over the last axis (biased variance), as the
@@ -603,10 +448,7 @@ std::vector<Tensor> layer_norm_fast_op(const OpContext& c) {
   return one(y);
 }
 
-SKIFF_REGISTER_GRAPH_OP("skiff.MaxPool", pool_fast_op<true>, prepare_pool);
-SKIFF_REGISTER_GRAPH_OP("skiff.AveragePool", pool_fast_op<false>, prepare_pool);
 SKIFF_REGISTER_GRAPH_OP("skiff.LayerNorm", layer_norm_fast_op);
-SKIFF_REGISTER_GRAPH_OP("skiff.GlobalAvgPool", global_avg_pool_fast_op);
 SKIFF_REGISTER_GRAPH_OP("skiff.UpsampleNearest", upsample_nearest_op);
 SKIFF_REGISTER_GRAPH_OP("skiff.FusedConv", fused_conv_op, prepare_fused_conv);
 SKIFF_REGISTER_GRAPH_OP("skiff.Eltwise", eltwise_op, prepare_eltwise);

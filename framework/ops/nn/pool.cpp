@@ -50,6 +50,15 @@ std::vector<TensorMeta> max_pool2d_infer(const std::vector<Tensor>& in, const At
   return {{p.output_shape(), in[0].dtype()}, {p.output_shape(), DType::Int64}};
 }
 
+// The values alone, for calls no gradient flows through (inference): no argmax to
+// record, so kernels are free to take the windows in any order.
+std::vector<TensorMeta> max_pool2d_values_infer(const std::vector<Tensor>& in, const Attrs& a) {
+  check_pool_input("max_pool2d", in[0]);
+  return {{check_pool("max_pool2d", in[0].shape(), a).output_shape(), in[0].dtype()}};
+}
+const OpDef kMaxPool2dValues{.name = "max_pool2d_values", .infer = max_pool2d_values_infer};
+SKIFF_REGISTER_OP(kMaxPool2dValues);
+
 std::vector<TensorMeta> max_pool2d_backward_infer(const std::vector<Tensor>& in, const Attrs& a) {
   SKIFF_CHECK_SHAPE(in[0].shape() == in[1].shape() && in[1].dtype() == DType::Int64,
                     "max_pool2d_backward: expected grad_out and int64 indices of one shape, got {} and {} ({})",
@@ -183,7 +192,9 @@ MaxPoolResult max_pool2d_with_indices(const Tensor& x, std::vector<int64_t> kern
 
 Tensor max_pool2d(const Tensor& x, std::vector<int64_t> kernel, std::vector<int64_t> stride,
                   std::vector<int64_t> padding, std::vector<int64_t> dilation, bool ceil_mode) {
-  return max_pool2d_with_indices(x, kernel, stride, padding, dilation, ceil_mode).values;
+  if (GradMode::enabled() && x.requires_grad())
+    return max_pool2d_with_indices(x, kernel, stride, padding, dilation, ceil_mode).values;
+  return call_op1(kMaxPool2dValues, {x}, pool_attrs("max_pool2d", kernel, stride, padding, dilation, ceil_mode));
 }
 
 Tensor avg_pool2d(const Tensor& x, std::vector<int64_t> kernel, std::vector<int64_t> stride,

@@ -207,3 +207,98 @@ TEST(Pool2dTest, RejectsBadInputs) {
 
 }  // namespace
 }  // namespace skiff
+
+namespace skiff {
+namespace {
+
+// Runs the kernel of `op` registered by `backend` (and only it) on `inputs`.
+std::vector<Tensor> run_kernel(const std::string& op, const std::string& backend, const std::vector<Tensor>& inputs,
+                               const Attrs& attrs) {
+  std::vector<Tensor> outputs;
+  for (const TensorMeta& m : op_def(op).infer(inputs, attrs)) outputs.push_back(empty(m.shape, m.dtype));
+  for (const KernelEntry& k : kernels_for(op))
+    if (k.backend == backend) {
+      KernelContext ctx{inputs, outputs, attrs};
+      if (k.supports && !k.supports(ctx)) return {};
+      k.fn(ctx);
+      return outputs;
+    }
+  ADD_FAILURE() << op << " has no " << backend << " kernel";
+  return {};
+}
+
+Attrs pool_attrs_of(const PoolCase& c) {
+  return Attrs{{"kernel", std::vector<int64_t>{c.kh, c.kw}},
+               {"stride", std::vector<int64_t>{c.sh, c.sw}},
+               {"padding", std::vector<int64_t>{c.ph, c.pw}},
+               {"dilation", std::vector<int64_t>{c.dh, c.dw}},
+               {"ceil_mode", c.ceil_mode}};
+}
+
+bool bitwise_equal(const Tensor& a, const Tensor& b) {
+  auto va = a.to_vector<float>(), vb = b.to_vector<float>();
+  if (va.size() != vb.size()) return false;
+  for (size_t i = 0; i < va.size(); ++i)
+    if (!(va[i] == vb[i] || (std::isnan(va[i]) && std::isnan(vb[i])))) return false;
+  return true;
+}
+
+// The float32 row kernels the inference engine runs give exactly what the window kernels
+// give (NaN included) wherever they take the call, and decline the rest (ceil sizes that
+// differ, padded averages).
+TEST(Pool2dRowKernels, MatchTheWindowKernelsAndDeclineWhatTheyCannotDo) {
+  std::vector<PoolCase> cases = {
+      {{2, 3, 9, 8}, 3, 3, 2, 2, 1, 1, 1, 1, false}, {{1, 2, 9, 8}, 3, 2, 2, 3, 1, 1, 2, 1, false},
+      {{2, 2, 5, 7}, 2, 3, 1, 2, 0, 1, 1, 2, false}, {{1, 1, 6, 6}, 2, 2, 2, 2, 0, 0, 1, 1, true},
+      {{1, 2, 9, 8}, 3, 3, 2, 2, 0, 0, 1, 1, true},  // ceil sizes differ: declined
+      {{3, 4, 12, 10}, 3, 2, 3, 2, 0, 0, 1, 1, false}};
+  int max_taken = 0, avg_taken = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const PoolCase& c = cases[i];
+    SCOPED_TRACE("case " + std::to_string(i));
+    Tensor x = to(rand_t(c.x, 40 + i), DType::Float32);
+    x.data<float>()[3] = std::numeric_limits<float>::quiet_NaN();
+    Attrs a = pool_attrs_of(c);
+    auto rows = run_kernel("max_pool2d_values", "cpu-rows", {x}, a);
+    auto window = run_kernel("max_pool2d_values", "cpu", {x}, a);
+    ASSERT_EQ(window.size(), 1u);
+    if (!rows.empty()) {
+      ++max_taken;
+      EXPECT_TRUE(bitwise_equal(rows[0], window[0]));
+    }
+    EXPECT_TRUE(bitwise_equal(window[0], max_pool2d_with_indices(x, {c.kh, c.kw}, {c.sh, c.sw}, {c.ph, c.pw},
+                                                                  {c.dh, c.dw}, c.ceil_mode)
+                                             .values));
+    a.set("count_include_pad", true);
+    Tensor xf = to(rand_t(c.x, 60 + i), DType::Float32);
+    auto avg_rows = run_kernel("avg_pool2d", "cpu-rows", {xf}, a);
+    if (!avg_rows.empty()) {
+      ++avg_taken;
+      expect_allclose(avg_rows[0], run_kernel("avg_pool2d", "cpu", {xf}, a)[0], 1e-6, 1e-6);
+      EXPECT_TRUE(c.ph == 0 && c.pw == 0 && c.dh == 1 && c.dw == 1);
+    }
+  }
+  EXPECT_EQ(max_taken, 5);  // all but the differing ceil sizes
+  EXPECT_EQ(avg_taken, 2);  // the unpadded, undilated, floor-sized cases
+  // Global averages: the row kernel sums a plane in float32.
+  Tensor x = to(rand_t({2, 3, 7, 5}, 77), DType::Float32);
+  Attrs one{{"output_size", std::vector<int64_t>{1, 1}}};
+  expect_allclose(run_kernel("adaptive_avg_pool2d", "cpu-rows", {x}, one)[0],
+                  run_kernel("adaptive_avg_pool2d", "cpu", {x}, one)[0], 1e-6, 1e-6);
+  EXPECT_TRUE(run_kernel("adaptive_avg_pool2d", "cpu-rows", {x}, {{"output_size", std::vector<int64_t>{2, 1}}}).empty());
+}
+
+// No gradient needed: max_pool2d records no argmax; with one, it does and routes the gradient.
+TEST(MaxPool2dTest, ValuesAloneWhenNoGradientFlows) {
+  Tensor x = rand_t({1, 1, 4, 4}, 91);
+  Tensor y = max_pool2d(x, {2, 2});
+  EXPECT_FALSE(y.requires_grad());
+  Tensor leaf = rand_leaf({1, 1, 4, 4}, 92);
+  Tensor z = max_pool2d(leaf, {2, 2});
+  EXPECT_TRUE(z.requires_grad());
+  backward(sum(z));
+  EXPECT_NEAR(sum(leaf.grad()).item<double>(), 4.0, 1e-12);  // one element of each window
+}
+
+}  // namespace
+}  // namespace skiff

@@ -1,4 +1,5 @@
 // Reference CPU kernels for 2-D pooling and its backward ops: max_pool2d (+ argmax),
+// max_pool2d_values (without it),
 // max_pool2d_backward (scatter-add to the argmax), max_pool2d_gather, avg_pool2d(_backward),
 // adaptive_avg_pool2d(_backward).
 // Algorithm: direct window loops, one [H, W] plane per task; planes run in parallel (each writes
@@ -7,8 +8,11 @@
 // (-1 for a window that holds no input element, which no gradient reaches).
 // Reference: hand-computed values and naive loops in tests/framework/ops/nn/pool_test.cpp
 // (exact for max, 1e-12 in float64 for averages); gradients by float64 gradcheck.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <vector>
 
 #include "framework/backends/cpu/loops.h"
 #include "framework/core/threading.h"
@@ -40,11 +44,11 @@ void for_each_plane(int64_t planes, int64_t work_per_plane, Body body) {
 
 // ---- max ---------------------------------------------------------------------------------
 
-void max_pool2d_cpu(const KernelContext& c) {
+/// Window by window, with the argmax when `id` is not null.
+void max_pool_windows(const KernelContext& c, int64_t* id) {
   Tensor x = contiguous_input(c.inputs[0]);
   Pool2dParams p = Pool2dParams::from(x.shape(), c.attrs);
-  const Tensor &y = c.outputs[0], &idx = c.outputs[1];
-  int64_t* id = idx.data<int64_t>();
+  const Tensor& y = c.outputs[0];
   visit_pool_dtype(x.dtype(), "max_pool2d_cpu", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* xd = x.data<T>();
@@ -52,7 +56,7 @@ void max_pool2d_cpu(const KernelContext& c) {
     for_each_plane(p.n * p.c, p.oh * p.ow * p.kh * p.kw, [&](int64_t plane) {
       const T* in = xd + plane * p.h * p.w;
       T* out = yd + plane * p.oh * p.ow;
-      int64_t* out_idx = id + plane * p.oh * p.ow;
+      int64_t* out_idx = id ? id + plane * p.oh * p.ow : nullptr;
       for (int64_t oy = 0; oy < p.oh; ++oy)
         for (int64_t ox = 0; ox < p.ow; ++ox) {
           T best = -std::numeric_limits<T>::infinity();
@@ -72,11 +76,14 @@ void max_pool2d_cpu(const KernelContext& c) {
             }
           }
           out[oy * p.ow + ox] = best;
-          out_idx[oy * p.ow + ox] = best_idx;
+          if (out_idx) out_idx[oy * p.ow + ox] = best_idx;
         }
     });
   });
 }
+
+void max_pool2d_cpu(const KernelContext& c) { max_pool_windows(c, c.outputs[1].data<int64_t>()); }
+void max_pool2d_values_cpu(const KernelContext& c) { max_pool_windows(c, nullptr); }
 
 /// Checks indices against the plane size before any parallel loop reads them.
 void check_indices(const char* op, const int64_t* idx, int64_t count, int64_t plane_size) {
@@ -245,11 +252,132 @@ void adaptive_avg_pool2d_backward_cpu(const KernelContext& c) {
   });
 }
 
+// ---- float32 row kernels ---------------------------------------------------------------
+// Max pooling without the argmax, average pooling without padding and global averages
+// take float32 planes row by row: per output row, the elementwise max / sum of the
+// window's input rows (contiguous, vectorized), then the max / sum over the window's
+// columns of that row. These are what the inference engine runs; the window kernels
+// above remain the reference.
+
+/// max(a, b) where a NaN in either wins (as in the window kernel); branch-free so loops vectorize.
+inline float max_nan(float a, float b) { return ((b > a) | (b != b)) ? b : a; }
+
+bool is_f32_cpu(const Tensor& x) { return x.dtype() == DType::Float32 && x.device() == kCPU; }
+
+/// Rounding up gives the sizes rounding down gives, so every window ends inside the padded input.
+bool floor_sizes(const Pool2dParams& p) {
+  auto floor_size = [](int64_t in, int64_t k, int64_t s, int64_t pad, int64_t d) {
+    const int64_t span = in + 2 * pad - d * (k - 1) - 1;
+    return span < 0 ? int64_t(0) : span / s + 1;
+  };
+  return p.oh == floor_size(p.h, p.kh, p.sh, p.ph, p.dh) && p.ow == floor_size(p.w, p.kw, p.sw, p.pw, p.dw);
+}
+
+template <bool kMax>
+void pool_rows(const KernelContext& c) {
+  const Tensor x = contiguous_input(c.inputs[0]);
+  const Pool2dParams p = Pool2dParams::from(x.shape(), c.attrs);
+  const float* xp = x.data<float>();
+  float* yp = c.outputs[0].data<float>();
+  const int64_t planes = p.n * p.c, h = p.h, w = p.w, oh = p.oh, ow = p.ow;
+  const float lowest = -std::numeric_limits<float>::infinity();
+  const float inv_count = 1.f / float(p.kh * p.kw);
+#pragma omp parallel num_threads(num_threads()) if (planes * oh * ow * p.kh * p.kw > 65536)
+  {
+    // One row of column maxima (sums), with -inf in the left/right padding so the column pass
+    // needs no bounds checks (floor sizes: every window ends within pw + w + pw).
+    std::vector<float> row(static_cast<size_t>(w + 2 * p.pw), lowest);
+    float* r = row.data();
+    float* rin = r + p.pw;
+#pragma omp for schedule(static)
+    for (int64_t pi = 0; pi < planes; ++pi) {
+      const float* src = xp + pi * h * w;
+      float* dst = yp + pi * oh * ow;
+      for (int64_t oy = 0; oy < oh; ++oy) {
+        bool first = true;
+        for (int64_t i = 0; i < p.kh; ++i) {
+          const int64_t iy = oy * p.sh - p.ph + i * p.dh;
+          if (iy < 0 || iy >= h) continue;
+          const float* s = src + iy * w;
+          if (first) {
+            std::memcpy(rin, s, size_t(w) * sizeof(float));
+            first = false;
+            continue;
+          }
+          if constexpr (kMax) {
+#pragma omp simd
+            for (int64_t j = 0; j < w; ++j) rin[j] = max_nan(rin[j], s[j]);
+          } else {
+#pragma omp simd
+            for (int64_t j = 0; j < w; ++j) rin[j] += s[j];
+          }
+        }
+        if (first) std::fill(rin, rin + w, lowest);  // the window holds no input row
+        float* d = dst + oy * ow;
+#pragma omp simd
+        for (int64_t ox = 0; ox < ow; ++ox) d[ox] = r[ox * p.sw];
+        for (int64_t j = 1; j < p.kw; ++j) {
+          const float* rj = r + j * p.dw;
+          if constexpr (kMax) {
+#pragma omp simd
+            for (int64_t ox = 0; ox < ow; ++ox) d[ox] = max_nan(d[ox], rj[ox * p.sw]);
+          } else {
+#pragma omp simd
+            for (int64_t ox = 0; ox < ow; ++ox) d[ox] += rj[ox * p.sw];
+          }
+        }
+        if constexpr (!kMax) {
+#pragma omp simd
+          for (int64_t ox = 0; ox < ow; ++ox) d[ox] *= inv_count;
+        }
+      }
+    }
+  }
+}
+
+bool max_rows_apply(const KernelContext& c) {
+  return is_f32_cpu(c.inputs[0]) && floor_sizes(Pool2dParams::from(c.inputs[0].shape(), c.attrs));
+}
+// Averages: only unpadded, undilated windows (all full, so count_include_pad does not matter).
+bool avg_rows_apply(const KernelContext& c) {
+  if (!is_f32_cpu(c.inputs[0])) return false;
+  const Pool2dParams p = Pool2dParams::from(c.inputs[0].shape(), c.attrs);
+  return p.ph == 0 && p.pw == 0 && p.dh == 1 && p.dw == 1 && floor_sizes(p);
+}
+
+/// Global average (adaptive to 1 x 1): each plane summed in float32 with vector partial sums.
+void global_avg_rows(const KernelContext& c) {
+  const Tensor x = contiguous_input(c.inputs[0]);
+  const int64_t planes = x.size(0) * x.size(1), plane = x.size(2) * x.size(3);
+  const float* xp = x.data<float>();
+  float* yp = c.outputs[0].data<float>();
+  const double inv = 1.0 / double(plane);
+#pragma omp parallel for num_threads(num_threads()) schedule(static) if (planes * plane > 65536)
+  for (int64_t pi = 0; pi < planes; ++pi) {
+    const float* s = xp + pi * plane;
+    float sum = 0.f;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t j = 0; j < plane; ++j) sum += s[j];
+    const double total = sum;
+    yp[pi] = float(total * inv);
+  }
+}
+
+bool global_avg_rows_apply(const KernelContext& c) {
+  const auto& size = c.attrs.get_ints("output_size");
+  return is_f32_cpu(c.inputs[0]) && size[0] == 1 && size[1] == 1;
+}
+
 constexpr DTypeSet kPoolTypes = dtype_bit(DType::Float32) | dtype_bit(DType::Float64);
+constexpr DTypeSet kF32 = dtype_bit(DType::Float32);
 
 }  // namespace
 
 SKIFF_REGISTER_KERNEL(max_pool2d, CPU, "cpu", kPoolTypes, 0, max_pool2d_cpu);
+SKIFF_REGISTER_KERNEL(max_pool2d_values, CPU, "cpu", kPoolTypes, 0, max_pool2d_values_cpu);
+SKIFF_REGISTER_KERNEL_IF(max_pool2d_values, CPU, "cpu-rows", kF32, 5, pool_rows<true>, max_rows_apply);
+SKIFF_REGISTER_KERNEL_IF(avg_pool2d, CPU, "cpu-rows", kF32, 5, pool_rows<false>, avg_rows_apply);
+SKIFF_REGISTER_KERNEL_IF(adaptive_avg_pool2d, CPU, "cpu-rows", kF32, 5, global_avg_rows, global_avg_rows_apply);
 SKIFF_REGISTER_KERNEL(max_pool2d_backward, CPU, "cpu", kPoolTypes, 0, max_pool2d_backward_cpu);
 SKIFF_REGISTER_KERNEL(max_pool2d_gather, CPU, "cpu", kPoolTypes, 0, max_pool2d_gather_cpu);
 SKIFF_REGISTER_KERNEL(avg_pool2d, CPU, "cpu", kPoolTypes, 0, avg_pool2d_cpu);
