@@ -115,7 +115,7 @@ void run_model_bench(const ModelBenchOptions& o) {
 void add_bench_model_command(CLI::App& bench) {
   auto opts = std::make_shared<ModelBenchOptions>();
   auto* model = bench.add_subcommand("model", "Latency (median, p90) and peak memory of a model run by the Predictor");
-  model->add_option("model", opts->model, "An .onnx file or a zoo model name")->required();
+  model->add_option("model", opts->model, "An .onnx file, a TF.js model.json or a zoo model name")->required();
   model->add_option("--input", opts->inputs, "NAME:DIMS of an input, e.g. x:1x3x640x640 (repeat per input)")->required();
   model->add_option("--threads", opts->threads, "CPU threads (default: SKIFF_NUM_THREADS or all cores)");
   model->add_option("--warmup", opts->warmup, "Untimed runs first")->capture_default_str();

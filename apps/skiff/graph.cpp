@@ -1,9 +1,9 @@
 // `skiff graph show MODEL`: inputs, outputs, op histogram and parameter count of
-// an ONNX model (a local file or a zoo name).
+// an ONNX or TF.js model (a local file or a zoo name).
 #include <fmt/format.h>
 
 #include "apps/skiff/commands.h"
-#include "framework/graph/onnx_import.h"
+#include "framework/graph/model_import.h"
 #include "framework/graph/passes.h"
 #include "framework/graph/printer.h"
 #include "framework/zoo/zoo.h"
@@ -11,7 +11,7 @@
 namespace skiff::app {
 
 void add_graph_command(CLI::App& app) {
-  auto* graph = app.add_subcommand("graph", "Inspect model graphs (ONNX)");
+  auto* graph = app.add_subcommand("graph", "Inspect model graphs (ONNX, TF.js graph models)");
   graph->require_subcommand(1);
   struct Options {
     std::string model;
@@ -20,15 +20,15 @@ void add_graph_command(CLI::App& app) {
   };
   auto opts = std::make_shared<Options>();
   auto* show = graph->add_subcommand("show", "Print a model's inputs, outputs, op histogram and parameter count");
-  show->add_option("model", opts->model, "An .onnx file or a zoo model name (e.g. ppocr-v4-det)")->required();
+  show->add_option("model", opts->model, "An .onnx file, a TF.js model.json or a zoo model name (e.g. ppocr-v4-det)")->required();
   show->add_flag("--json", opts->json, "Print one JSON object");
   show->add_flag("--optimized", opts->optimized, "Show the graph after the Predictor's optimisation passes");
   show->callback([opts] {
     std::string path = zoo::resolve_model_path(opts->model).string();
-    graph::OnnxImportOptions import_options;
+    graph::ImportOptions import_options;
     // Showing a model must work even when skiff cannot run some of its ops.
     import_options.require_supported_ops = opts->optimized;
-    graph::Graph g = graph::import_onnx(path, import_options);
+    graph::Graph g = graph::import_model(path, import_options);
     if (opts->optimized) graph::optimize(g);
     auto summary = graph::summarize(g);
     if (opts->json) {

@@ -2,15 +2,15 @@
 
 #include <chrono>
 
-#include "framework/graph/onnx_import.h"
+#include "framework/graph/model_import.h"
 #include "framework/graph/passes.h"
 #include "framework/ops/op.h"
 
 namespace skiff::engine {
 
-Predictor::Predictor(const std::string& onnx_path, PredictorOptions options)
-    : Predictor(graph::import_onnx(onnx_path), options) {
-  source_ = onnx_path;
+Predictor::Predictor(const std::string& model_path, PredictorOptions options)
+    : Predictor(graph::import_model(model_path), options) {
+  source_ = model_path;
 }
 
 Predictor::Predictor(graph::Graph graph, PredictorOptions options) : graph_(std::move(graph)) {

@@ -45,8 +45,8 @@ struct PredictorOptions {
 
 class Predictor {
  public:
-  /// Imports an ONNX file. \throws like graph::import_onnx.
-  explicit Predictor(const std::string& onnx_path, PredictorOptions options = {});
+  /// Imports an ONNX file or a TF.js model.json. \throws like graph::import_model.
+  explicit Predictor(const std::string& model_path, PredictorOptions options = {});
   explicit Predictor(graph::Graph graph, PredictorOptions options = {});
 
   const std::vector<graph::ValueInfo>& inputs() const { return graph_.inputs; }

@@ -3,7 +3,7 @@
 find_package(Protobuf REQUIRED)
 find_package(ONNX REQUIRED)
 skiff_add_module(graph
-  SOURCES graph/ir.cpp graph/op_registry.cpp graph/onnx_import.cpp graph/printer.cpp graph/passes.cpp graph/onnx_export.cpp
+  SOURCES graph/ir.cpp graph/op_registry.cpp graph/onnx_import.cpp graph/tfjs_import.cpp graph/model_import.cpp graph/printer.cpp graph/passes.cpp graph/transpose_sinking.cpp graph/onnx_export.cpp
           graph/ops/elementwise.cpp graph/ops/nn.cpp graph/ops/padding.cpp graph/ops/tensor_ops.cpp
           graph/fusion.cpp graph/ops/fused.cpp
           graph/trace.cpp graph/graph_module.cpp

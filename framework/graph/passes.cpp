@@ -156,6 +156,7 @@ size_t optimize(Graph& g, const OptimizeOptions& options) {
   if (options.level <= 0) return 0;
   size_t n = remove_identities(g);
   n += fold_constants(g);
+  n += sink_transposes(g);
   if (options.level >= 2) {
     n += fold_batch_norm_into_conv(g);
     n += fuse_all(g);

@@ -27,6 +27,14 @@ size_t remove_identities(Graph& g);
 /// bias, when the conv output has no other consumer.
 size_t fold_batch_norm_into_conv(Graph& g);
 
+/// Removes Transpose nodes that cancel: a Transpose followed (through single-use
+/// element-wise nodes whose other inputs are constants) only by Transposes that
+/// undo it disappears with them, the constants being permuted to match; two
+/// Transposes in a row become one. Layout conversions (TF.js / tf2onnx models
+/// wrap each NHWC convolution in a pair) leave such pairs. Constants are only
+/// permuted, so results change at most by the rounding of vectorised kernels.
+size_t sink_transposes(Graph& g);
+
 struct OptimizeOptions {
   int level = 2;  ///< 0: none; 1: folding and clean-up; 2: also conv folding
 };

@@ -230,9 +230,12 @@ Index parse_index(const std::string& text, const fs::path& display_path) {
     e.description_zh = v.req_str(desc, where + ".description", "zh");
     e.license = v.req_str(m, where, "license");
     e.license_note = v.opt_str(m, where, "license_note");
-    auto langs = v.require(m, where, "languages");
-    if (!langs.IsSequence() || langs.size() == 0) v.fail(langs, where + ".languages", "expected a non-empty list");
-    for (const auto& l : langs) e.languages.push_back(v.str(l, where + ".languages[]"));
+    // Text models name the languages they read; others (detectors) may leave the list empty or out.
+    if (m["languages"]) {
+      auto langs = m["languages"];
+      if (!langs.IsSequence()) v.fail(langs, where + ".languages", "expected a list (may be empty: [])");
+      for (const auto& l : langs) e.languages.push_back(v.str(l, where + ".languages[]"));
+    }
     auto metrics = v.require(m, where, "metrics");
     if (!metrics.IsSequence()) v.fail(metrics, where + ".metrics", "expected a list (may be empty: [])");
     for (size_t k = 0; k < metrics.size(); ++k) {

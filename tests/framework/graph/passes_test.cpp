@@ -114,6 +114,46 @@ TEST(GraphPasses, IdentitiesAreBypassedButOutputsKeepTheirNames) {
   EXPECT_EQ(max_diff(before, run_unoptimized(g, x)), 0.0);
 }
 
+// NHWC -> NCHW -> op -> back, as TF.js and tf2onnx models spell a convolution's neighbours.
+TEST(GraphPasses, TransposesThatCancelAreRemovedThroughElementwiseOps) {
+  Generator gen(5);
+  const std::vector<int64_t> to_nhwc{0, 2, 3, 1}, to_nchw{0, 3, 1, 2};
+  Graph g = GraphBuilder(13)
+                .input("x", {2, 3, 4, 5})
+                .init("bias", randn({3}, DType::Float32, &gen))  // per channel, on NHWC's last axis
+                .node("Transpose", {"x"}, {"t1"}, {{"perm", to_nhwc}})
+                .node("Add", {"t1", "bias"}, {"a"})
+                .node("LeakyRelu", {"a"}, {"r"}, {{"alpha", 0.1f}})
+                .node("Transpose", {"r"}, {"back"}, {{"perm", to_nchw}})
+                .node("Transpose", {"back"}, {"t2"}, {{"perm", to_nhwc}})
+                .node("Transpose", {"t2"}, {"t3"}, {{"perm", std::vector<int64_t>{0, 1, 3, 2}}})
+                .node("Sigmoid", {"t3"}, {"y"})
+                .output("y")
+                .build();
+  Tensor x = randn({2, 3, 4, 5}, DType::Float32, &gen);
+  Tensor before = run_unoptimized(g, x);
+  EXPECT_GE(sink_transposes(g), 2u);
+  eliminate_dead_nodes(g);
+  // The first pair cancels through Add and LeakyRelu; the last two merge into one.
+  EXPECT_EQ(count_ops(g, "Transpose"), 1u);
+  EXPECT_LE(max_diff(run_unoptimized(g, x), before), 1e-6);
+}
+
+TEST(GraphPasses, TransposesStayWhenTheirValueIsUsedElsewhere) {
+  const std::vector<int64_t> to_nhwc{0, 2, 3, 1}, to_nchw{0, 3, 1, 2};
+  Graph g = GraphBuilder(13)
+                .input("x", {1, 2, 3, 3})
+                .node("Transpose", {"x"}, {"t"}, {{"perm", to_nhwc}})
+                .node("Relu", {"t"}, {"r"})
+                .node("Transpose", {"r"}, {"y"}, {{"perm", to_nchw}})
+                .node("Sigmoid", {"t"}, {"z"})
+                .output("y")
+                .output("z")
+                .build();
+  EXPECT_EQ(sink_transposes(g), 0u);
+  EXPECT_EQ(count_ops(g, "Transpose"), 2u);
+}
+
 TEST(GraphPasses, OptimizeLevelsAreOrdered) {
   Graph g0 = conv_bn_graph(true), g1 = conv_bn_graph(true), g2 = conv_bn_graph(true);
   EXPECT_EQ(optimize(g0, {0}), 0u);

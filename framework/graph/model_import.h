@@ -1,0 +1,24 @@
+#pragma once
+/// \file model_import.h
+/// One entry point for every model format skiff reads into the graph IR: ONNX
+/// (`.onnx`) and TensorFlow.js graph models (`model.json` + weight shards).
+/// Commands that take a model file (`skiff graph show`, `skiff bench model`, the
+/// Predictor) go through here, so a new format is one more branch in this file.
+
+#include <string>
+
+#include "framework/graph/ir.h"
+
+namespace skiff::graph {
+
+struct ImportOptions {
+  /// Check every op against the registry of runnable ops (turn off to inspect
+  /// models with ops skiff cannot run).
+  bool require_supported_ops = true;
+};
+
+/// Imports `path` by its format: a TF.js model.json, else ONNX.
+/// \throws what import_onnx / import_tfjs throw.
+Graph import_model(const std::string& path, const ImportOptions& options = {});
+
+}  // namespace skiff::graph
