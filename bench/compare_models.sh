@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Runs `skiff bench model` and ONNX Runtime (onnxruntime-node, CPU EP) on the
-# PP-OCR models, one case after the other on this machine, and prints
+# PP-OCR models and NanoDet (the zoo's TF.js model, converted to ONNX with
+# `skiff graph convert` so both sides run the same file), one case after the
+# other on this machine, and prints
 # skiff/ORT median-latency ratios (< 1 means skiff is faster).
 #   bench/compare_models.sh [MODEL_DIR] [threads, default 1,2]
 #   Without MODEL_DIR the zoo's cached models are used. MODEL_DIR (or env SKIFF_OCR_MODEL_DIR) holds ch_PP-OCRv4_det_infer.onnx,
 #   ch_PP-OCRv4_rec_infer.onnx and ch_ppocr_mobile_v2.0_cls_infer.onnx; env
-#   DET_MODEL / REC_MODEL / CLS_MODEL name the files one by one instead.
+#   DET_MODEL / REC_MODEL / CLS_MODEL name the files one by one instead; NANODET_MODEL an
+#   ONNX NanoDet (default: the zoo model converted by `skiff graph convert`).
 #   env: SKIFF_BIN (default build/bin/skiff), WARMUP (3), ITERS (20),
 #        ORT_ONLY=1 to run only the ONNX Runtime half, CHECK=0 to skip the check below.
 # Before timing, every case runs once on both sides on the same seeded input
@@ -45,6 +48,10 @@ tests/tools/ort/setup.sh
 
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
+NANODET="${NANODET_MODEL:-$OUT/nanodet.onnx}"
+if [ -z "${NANODET_MODEL:-}" ]; then
+  "$SKIFF_BIN" graph convert nanodet-coco "$NANODET" >&2 || die "cannot convert the zoo's nanodet-coco to ONNX"
+fi
 CASES_CHECKED=0
 CASES=(
   "det 960x960|$DET|x:1x3x960x960"
@@ -52,6 +59,7 @@ CASES=(
   "rec 8x48x320|$REC|x:8x3x48x320"
   "rec 1x48x320|$REC|x:1x3x48x320"
   "cls 8x48x192|$CLS|x:8x3x48x192"
+  "nanodet 416x416|$NANODET|input_1:1x3x416x416"
 )
 status=0
 if [ "$ORT_ONLY" != 1 ] && [ "${CHECK:-1}" != 0 ]; then

@@ -4,6 +4,7 @@
 
 #include "apps/skiff/commands.h"
 #include "framework/graph/model_import.h"
+#include "framework/graph/onnx_export.h"
 #include "framework/graph/passes.h"
 #include "framework/graph/printer.h"
 #include "framework/zoo/zoo.h"
@@ -38,6 +39,26 @@ void add_graph_command(CLI::App& app) {
     } else {
       fmt::print("file      {}\n{}", path, graph::format_summary(summary));
     }
+  });
+
+  struct ConvertOptions {
+    std::string model, output;
+    int level = 1;
+  };
+  auto copts = std::make_shared<ConvertOptions>();
+  auto* convert = graph->add_subcommand(
+      "convert", "Write a model (ONNX or TF.js graph model) as an ONNX file, after the exact clean-up passes");
+  convert->add_option("model", copts->model, "An .onnx file, a TF.js model.json or a zoo model name")->required();
+  convert->add_option("output", copts->output, "The .onnx file to write (atomically)")->required();
+  convert->add_option("--level", copts->level,
+                      "0: as imported; 1: constants folded, layout transposes and pads removed (default)")
+      ->check(CLI::Range(0, 1));
+  convert->callback([copts] {
+    std::string path = zoo::resolve_model_path(copts->model).string();
+    graph::Graph g = graph::import_model(path);
+    graph::optimize(g, graph::OptimizeOptions{copts->level});
+    graph::export_onnx(g, copts->output);
+    fmt::print("wrote {} ({} nodes, {} parameters)\n", copts->output, g.nodes.size(), g.parameter_count());
   });
 }
 

@@ -315,6 +315,11 @@ std::optional<Match> match_activation(Editor& ed, size_t i) {
     r.steps = {{"relu", 0.f, 0.f}};
     return r;
   }
+  if (n.op_type == "LeakyRelu" && unary_input) {
+    r.v = n.inputs[0];
+    r.steps = {{"leaky_relu", n.attr_float("alpha", 0.01f), 0.f}};
+    return r;
+  }
   if (n.op_type == "Sigmoid" && unary_input) {
     r.v = n.inputs[0];
     r.steps = {{"sigmoid", 0.f, 0.f}};

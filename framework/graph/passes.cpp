@@ -152,11 +152,58 @@ size_t fold_batch_norm_into_conv(Graph& g) {
   return folded;
 }
 
+size_t fold_pad_into_conv(Graph& g) {
+  if (g.opset_version < 11) return 0;  // pads as attributes: rare in old files, not worth a second path
+  auto producer = g.producers();
+  auto uses = g.use_counts();
+  std::vector<bool> drop(g.nodes.size(), false);
+  size_t folded = 0;
+  for (auto& conv : g.nodes) {
+    if (conv.op_type != "Conv" || conv.inputs.empty() || conv.attr_string("auto_pad", "NOTSET") != "NOTSET") continue;
+    auto p = producer.find(conv.inputs[0]);
+    if (p == producer.end() || uses[conv.inputs[0]] != 1 || g.is_graph_output(conv.inputs[0])) continue;
+    const Node& pad = g.nodes[p->second];
+    if (pad.op_type != "Pad" || pad.attr_string("mode", "constant") != "constant" || pad.inputs.size() < 2 ||
+        !g.is_initializer(pad.inputs[1]) || (pad.inputs.size() > 3 && !pad.inputs[3].empty()))
+      continue;
+    if (pad.inputs.size() > 2 && !pad.inputs[2].empty()) {
+      if (!g.is_initializer(pad.inputs[2])) continue;
+      const Tensor& v = g.initializers.at(pad.inputs[2]);
+      if (v.numel() != 1 || v.item<double>() != 0.0) continue;
+    }
+    auto pads = g.initializers.at(pad.inputs[1]).to_vector<int64_t>();
+    const size_t rank = pads.size() / 2;
+    if (rank < 3 || pads.size() != 2 * rank) continue;
+    bool spatial_only = pads[0] == 0 && pads[1] == 0 && pads[rank] == 0 && pads[rank + 1] == 0;
+    for (auto v : pads) spatial_only &= v >= 0;
+    if (!spatial_only) continue;
+    const size_t spatial = rank - 2;
+    auto conv_pads = conv.attr_ints("pads", std::vector<int64_t>(2 * spatial, 0));
+    if (conv_pads.size() != 2 * spatial) continue;
+    for (size_t d = 0; d < spatial; ++d) {
+      conv_pads[d] += pads[2 + d];
+      conv_pads[spatial + d] += pads[rank + 2 + d];
+    }
+    conv.attrs["pads"] = conv_pads;
+    conv.inputs[0] = pad.inputs[0];
+    drop[p->second] = true;
+    ++folded;
+  }
+  if (folded) {
+    std::vector<Node> kept;
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
+    g.nodes = std::move(kept);
+  }
+  return folded;
+}
+
 size_t optimize(Graph& g, const OptimizeOptions& options) {
   if (options.level <= 0) return 0;
   size_t n = remove_identities(g);
   n += fold_constants(g);
   n += sink_transposes(g);
+  n += fold_pad_into_conv(g);
   if (options.level >= 2) {
     n += fold_batch_norm_into_conv(g);
     n += fuse_all(g);

@@ -35,6 +35,11 @@ size_t fold_batch_norm_into_conv(Graph& g);
 /// permuted, so results change at most by the rounding of vectorised kernels.
 size_t sink_transposes(Graph& g);
 
+/// Folds a zero, constant-mode Pad of the spatial dims into the Conv that reads
+/// it (pads added to the conv's explicit pads), when the Conv is its only
+/// reader. TF.js / TensorFlow models pad explicitly before VALID convolutions.
+size_t fold_pad_into_conv(Graph& g);
+
 struct OptimizeOptions {
   int level = 2;  ///< 0: none; 1: folding and clean-up; 2: also conv folding
 };

@@ -906,6 +906,12 @@ Graph import_tfjs(const std::string& model_json_path, const TfjsImportOptions& o
       im.emit("Identity", {c}, {o.name});
     }
 
+  // Constants the translation replaced (HWIO filters, int32 shapes) are not part of the model.
+  std::unordered_set<std::string> used;
+  for (const auto& n : g.nodes) used.insert(n.inputs.begin(), n.inputs.end());
+  for (auto it = g.initializers.begin(); it != g.initializers.end();)
+    it = used.count(it->first) ? std::next(it) : g.initializers.erase(it);
+
   g.name_nodes();
   if (options.require_supported_ops) {
     for (const auto& n : g.nodes)

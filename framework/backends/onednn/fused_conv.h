@@ -43,7 +43,8 @@
 
 namespace skiff::onednn {
 
-enum class PostOpKind : int64_t { Relu = 0, Clip = 1, HardSwish = 2, Linear = 3, Logistic = 4, Swish = 5, Sum = 6 };
+enum class PostOpKind : int64_t { Relu = 0, Clip = 1, HardSwish = 2, Linear = 3, Logistic = 4, Swish = 5, Sum = 6,
+                                      LeakyRelu = 7 };
 
 inline constexpr const char* kFusedConvKernel = "skiff_fused_conv2d";
 inline constexpr const char* kEltwiseChainKernel = "skiff_eltwise_chain";

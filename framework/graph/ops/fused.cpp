@@ -40,6 +40,7 @@ using onednn::PostOpKind;
 
 PostOpKind kind_of(const std::string& name, const Node& node) {
   if (name == "relu") return PostOpKind::Relu;
+  if (name == "leaky_relu") return PostOpKind::LeakyRelu;
   if (name == "clip") return PostOpKind::Clip;
   if (name == "hardswish") return PostOpKind::HardSwish;
   if (name == "linear") return PostOpKind::Linear;
@@ -77,6 +78,7 @@ void set_post_ops(Node& node, const std::vector<PostOp>& ops) {
 
 Tensor apply_post_op(const PostOp& op, const Tensor& y, const Tensor& residual) {
   if (op.name == "relu") return relu(y);
+  if (op.name == "leaky_relu") return leaky_relu(y, op.alpha);
   if (op.name == "clip") return clamp(y, op.alpha, op.beta);
   if (op.name == "hardswish") return hardswish(y);
   if (op.name == "sigmoid") return sigmoid(y);

@@ -7,6 +7,7 @@
 /// A chain is stored on the node as three attributes of equal length:
 /// "post_ops" (strings), "post_alpha" and "post_beta" (floats). Steps:
 ///   relu                 y = max(x, 0)
+///   leaky_relu (a)       y = x >= 0 ? x : alpha * x
 ///   clip (lo, hi)        y = min(max(x, alpha), beta)
 ///   hardswish            y = x * min(max(x + 3, 0), 6) / 6
 ///   linear (a, b)        y = alpha * x + beta

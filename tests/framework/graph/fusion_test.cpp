@@ -228,6 +228,7 @@ Graph conv_act_graph(const std::string& act, bool weights_constant = true, int64
   b.init("zero", scalar0(0.f)).init("six", scalar0(6.f)).init("a", scalar(1.5f));
   b.node("Conv", {"x", "w", "b"}, {"c"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"group", groups}});
   if (act == "relu") b.node("Relu", {"c"}, {"y"});
+  else if (act == "leaky_relu") b.node("LeakyRelu", {"c"}, {"y"}, {{"alpha", 0.1f}});
   else if (act == "relu6") b.node("Clip", {"c", "zero", "six"}, {"y"});
   else if (act == "hardsigmoid") b.node("HardSigmoid", {"c"}, {"y"});
   else if (act == "sigmoid") b.node("Sigmoid", {"c"}, {"y"});
@@ -241,7 +242,8 @@ Graph conv_act_graph(const std::string& act, bool weights_constant = true, int64
 TEST(FusionPasses, ConvAndActivationBecomeOneFusedConv) {
   Generator gen(11);
   Tensor x = mul(randn({2, 8, 11, 9}, DType::Float32, &gen), 3.0);
-  for (std::string act : {"relu", "relu6", "hardsigmoid", "sigmoid", "swish", "hardswish", "hardswish_affine"}) {
+  for (std::string act :
+       {"relu", "leaky_relu", "relu6", "hardsigmoid", "sigmoid", "swish", "hardswish", "hardswish_affine"}) {
     for (int64_t groups : {1, 8}) {
       SCOPED_TRACE(act + " groups=" + std::to_string(groups));
       Graph g = conv_act_graph(act, true, groups);

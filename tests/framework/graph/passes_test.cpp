@@ -154,6 +154,33 @@ TEST(GraphPasses, TransposesStayWhenTheirValueIsUsedElsewhere) {
   EXPECT_EQ(count_ops(g, "Transpose"), 2u);
 }
 
+TEST(GraphPasses, ZeroSpatialPadFoldsIntoTheConv) {
+  Generator gen(8);
+  auto graph = [&](std::vector<int64_t> pads, float value) {
+    return GraphBuilder(13)
+        .input("x", {1, 2, 5, 6})
+        .init("w", randn({3, 2, 3, 3}, DType::Float32, &gen))
+        .init("pads", from_vector(pads))
+        .init("value", full({}, value, DType::Float32))
+        .node("Pad", {"x", "pads", "value"}, {"p"})
+        .node("Conv", {"p", "w"}, {"y"}, {{"pads", std::vector<int64_t>{0, 1, 0, 0}}})
+        .output("y")
+        .build();
+  };
+  Tensor x = randn({1, 2, 5, 6}, DType::Float32, &gen);
+  Graph g = graph({0, 0, 1, 0, 0, 0, 2, 1}, 0.f);  // top 1, bottom 2, right 1
+  Tensor before = run_unoptimized(g, x);
+  EXPECT_EQ(fold_pad_into_conv(g), 1u);
+  EXPECT_EQ(count_ops(g, "Pad"), 0u);
+  EXPECT_EQ(g.nodes[0].attr_ints("pads"), (std::vector<int64_t>{1, 1, 2, 1}));
+  EXPECT_LE(max_diff(run_unoptimized(g, x), before), 1e-6);
+  // A non-zero value or a padded channel axis must stay a Pad.
+  Graph nonzero = graph({0, 0, 1, 0, 0, 0, 2, 1}, 1.f);
+  EXPECT_EQ(fold_pad_into_conv(nonzero), 0u);
+  Graph channels = graph({0, 1, 1, 0, 0, 0, 2, 1}, 0.f);
+  EXPECT_EQ(fold_pad_into_conv(channels), 0u);
+}
+
 TEST(GraphPasses, OptimizeLevelsAreOrdered) {
   Graph g0 = conv_bn_graph(true), g1 = conv_bn_graph(true), g2 = conv_bn_graph(true);
   EXPECT_EQ(optimize(g0, {0}), 0u);

@@ -107,7 +107,7 @@ std::vector<Step> read_chain(const Attrs& a) {
               "fused kernels: post_kinds/post_alpha/post_beta have {}/{}/{} values", kinds.size(), alpha.size(),
               beta.size());
   for (size_t i = 0; i < kinds.size(); ++i) {
-    SKIFF_CHECK(kinds[i] >= 0 && kinds[i] <= int64_t(PostOpKind::Sum), "fused kernels: unknown post-op kind {}",
+    SKIFF_CHECK(kinds[i] >= 0 && kinds[i] <= int64_t(PostOpKind::LeakyRelu), "fused kernels: unknown post-op kind {}",
                 kinds[i]);
     chain.push_back({PostOpKind(kinds[i]), float(alpha[i]), float(beta[i])});
   }
@@ -118,6 +118,7 @@ std::vector<Step> read_chain(const Attrs& a) {
 std::tuple<dnnl::algorithm, float, float> eltwise_of(const Step& s) {
   switch (s.kind) {
     case PostOpKind::Relu: return {dnnl::algorithm::eltwise_relu, 0.f, 0.f};
+    case PostOpKind::LeakyRelu: return {dnnl::algorithm::eltwise_relu, s.alpha, 0.f};  // alpha: negative slope
     case PostOpKind::Clip: return {dnnl::algorithm::eltwise_clip, s.alpha, s.beta};
     case PostOpKind::HardSwish: return {dnnl::algorithm::eltwise_hardswish, 0.f, 0.f};
     case PostOpKind::Linear: return {dnnl::algorithm::eltwise_linear, s.alpha, s.beta};
