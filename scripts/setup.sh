@@ -22,6 +22,8 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler libpolyclipping-dev fonts-noto-cjk
   # FFT kernels (GPL; the reason is in docs/design.md, "FFT backend").
   libfftw3-dev
+  # Real photos for the detection tests and docs (astronaut.png, coffee.png, ...).
+  python3-skimage
 )
 
 missing=()

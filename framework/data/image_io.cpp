@@ -21,6 +21,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <glob.h>
+#include <set>
 #include <opencv2/core.hpp>
 #include <string_view>
 
@@ -521,6 +523,38 @@ void write_image_file(const std::string& path, const cv::Mat& image) {
     SKIFF_THROW(IoError, "cannot write image '{}': {}", path, e.what());
   }
   io::write_file_atomic(path, {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
+}
+
+bool has_image_extension(const std::string& path) {
+  static const std::set<std::string> exts{".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".pbm", ".pgm", ".ppm"};
+  std::string e = fs::path(path).extension().string();
+  std::transform(e.begin(), e.end(), e.begin(), ::tolower);
+  return exts.count(e) != 0;
+}
+
+std::vector<std::string> expand_image_inputs(const std::vector<std::string>& args, const std::string& command) {
+  std::vector<std::string> out;
+  for (const auto& a : args) {
+    std::error_code ec;
+    if (fs::is_directory(a, ec)) {
+      std::vector<std::string> files;
+      for (const auto& e : fs::directory_iterator(a, ec))
+        if (e.is_regular_file() && has_image_extension(e.path().string())) files.push_back(e.path().string());
+      std::sort(files.begin(), files.end());
+      if (files.empty()) fmt::print(stderr, "{}: warning: no images in directory {}\n", command, a);
+      out.insert(out.end(), files.begin(), files.end());
+    } else if (!fs::exists(a, ec) && a.find_first_of("*?[") != std::string::npos) {
+      glob_t g{};
+      if (::glob(a.c_str(), 0, nullptr, &g) == 0)
+        for (size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
+      else
+        out.push_back(a);
+      globfree(&g);
+    } else {
+      out.push_back(a);
+    }
+  }
+  return out;
 }
 
 }  // namespace skiff::data

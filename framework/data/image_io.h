@@ -71,4 +71,14 @@ std::vector<uint8_t> encode_image(const cv::Mat& image, const std::string& ext, 
 /// \throws IoError naming `path` (unknown extension, unwritable directory).
 void write_image_file(const std::string& path, const cv::Mat& image);
 
+/// Whether `path` names an image by its extension (.jpg, .png, .bmp, .tif, .webp, .ppm, ...).
+bool has_image_extension(const std::string& path);
+
+/// What image commands (`skiff ocr`, `skiff det`) accept as inputs: a directory
+/// gives its image files (sorted), a pattern with * ? [ that names no file is
+/// expanded as a glob, anything else is kept as is, so a missing file is
+/// reported as unreadable in its turn. Warns on stderr, prefixed by `command`,
+/// about a directory without images.
+std::vector<std::string> expand_image_inputs(const std::vector<std::string>& args, const std::string& command);
+
 }  // namespace skiff::data

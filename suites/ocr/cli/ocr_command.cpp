@@ -4,12 +4,10 @@
 #include <fmt/format.h>
 
 #include <fstream>
-#include <glob.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
-#include <set>
 
 #include "framework/cli/command_registry.h"
 #include "framework/core/error.h"
@@ -33,40 +31,6 @@ struct OcrOptions {
   int threads = 0;
   ocr::PipelineConfig config;
 };
-
-bool is_image_file(const fs::path& p) {
-  static const std::set<std::string> exts{".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".pbm", ".pgm", ".ppm"};
-  std::string e = p.extension().string();
-  std::transform(e.begin(), e.end(), e.begin(), ::tolower);
-  return exts.count(e) != 0;
-}
-
-/// Expands directories (their image files, sorted) and glob patterns. A path that
-/// matches nothing is kept, so it is reported as unreadable in its turn.
-std::vector<std::string> expand_inputs(const std::vector<std::string>& args) {
-  std::vector<std::string> out;
-  for (const auto& a : args) {
-    std::error_code ec;
-    if (fs::is_directory(a, ec)) {
-      std::vector<std::string> files;
-      for (const auto& e : fs::directory_iterator(a, ec))
-        if (e.is_regular_file() && is_image_file(e.path())) files.push_back(e.path().string());
-      std::sort(files.begin(), files.end());
-      if (files.empty()) fmt::print(stderr, "skiff ocr: warning: no images in directory {}\n", a);
-      out.insert(out.end(), files.begin(), files.end());
-    } else if (!fs::exists(a, ec) && a.find_first_of("*?[") != std::string::npos) {
-      glob_t g{};
-      if (::glob(a.c_str(), 0, nullptr, &g) == 0)
-        for (size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
-      else
-        out.push_back(a);
-      globfree(&g);
-    } else {
-      out.push_back(a);
-    }
-  }
-  return out;
-}
 
 nlohmann::json quad_json(const ocr::Quad& q) {
   nlohmann::json pts = nlohmann::json::array();
@@ -145,7 +109,7 @@ bool parse_bool(const std::string& flag, const std::string& v) {
 int run_ocr(OcrOptions& o) {
   if (o.threads > 0) set_num_threads(o.threads);
   o.config.use_textline_orientation = parse_bool("--use_textline_orientation", o.use_orientation);
-  std::vector<std::string> files = expand_inputs(o.inputs);
+  std::vector<std::string> files = data::expand_image_inputs(o.inputs, "skiff ocr");
   SKIFF_CHECK(!files.empty(), "ocr: no input images");
   ocr::Pipeline pipeline(o.config);
   int failures = 0;
