@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -32,7 +33,7 @@ struct DetOptions {
 double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
 
 /// PaddleX's object-detection result: {input_path, boxes: [{cls_id, label, score, coordinate}]}.
-nlohmann::json result_json(const std::string& path, const Detector& det, const DetectionResult& r) {
+nlohmann::json result_json(const std::string& path, const Detector& det, const DetectionResult& r, double total_ms) {
   nlohmann::json boxes = nlohmann::json::array();
   for (const auto& d : r.boxes)
     boxes.push_back({{"cls_id", d.class_id},
@@ -41,7 +42,8 @@ nlohmann::json result_json(const std::string& path, const Detector& det, const D
                      {"coordinate", {round3(d.box.x0), round3(d.box.y0), round3(d.box.x1), round3(d.box.y1)}}});
   return {{"input_path", path},
           {"boxes", boxes},
-          {"timings_ms", {{"preprocess", r.preprocess_ms}, {"inference", r.inference_ms}, {"postprocess", r.postprocess_ms}}}};
+          {"timings_ms",
+           {{"total", total_ms}, {"preprocess", r.preprocess_ms}, {"inference", r.inference_ms}, {"postprocess", r.postprocess_ms}}}};
 }
 
 void save_results(const std::string& dir, const std::string& input, const cv::Mat& image, const Detector& det,
@@ -66,9 +68,11 @@ int run_det(DetOptions& o) {
   const bool many = files.size() > 1;
   for (const auto& file : files) {
     try {
+      const auto t0 = std::chrono::steady_clock::now();
       cv::Mat image = data::read_image_file(file);
       DetectionResult r = det.detect(image);
-      nlohmann::json j = result_json(file, det, r);
+      const double total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      nlohmann::json j = result_json(file, det, r, total_ms);
       if (o.json) {
         fmt::print("{}\n", j.dump());
       } else {
