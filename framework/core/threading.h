@@ -2,7 +2,9 @@
 /// \file threading.h
 /// The one threading knob. skiff uses OpenMP everywhere (oneDNN is built on it),
 /// so there is a single pool; its size comes from SKIFF_NUM_THREADS, `--threads`,
-/// or set_num_threads(), defaulting to the number of cores.
+/// or set_num_threads(), defaulting to the number of cores. Libraries with pools of
+/// their own (OpenCV runs cv::resize on TBB workers) follow the same count through
+/// a listener, so `--threads 1` means one busy thread.
 
 #include <cstdint>
 
@@ -12,6 +14,9 @@ int num_threads();
 void set_num_threads(int n);
 /// Reads SKIFF_NUM_THREADS once; called by num_threads() on first use.
 void init_threads_from_env();
+/// Calls `fn(n)` whenever the count is set (set_num_threads, SKIFF_NUM_THREADS),
+/// and at once if it was set before. For modules that own another thread pool.
+void add_thread_count_listener(void (*fn)(int));
 
 /// Grain below which a loop runs on one thread: forking a team costs a few microseconds.
 inline constexpr int64_t kParallelGrain = 32768;

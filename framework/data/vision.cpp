@@ -8,10 +8,17 @@
 #include <opencv2/imgproc.hpp>
 
 #include "framework/core/error.h"
+#include "framework/core/threading.h"
 #include "framework/data/image_io.h"
 #include "framework/io/file.h"
 
 namespace skiff::data {
+
+namespace {
+// OpenCV runs resizes and warps on its own (TBB) workers, which spin between
+// calls: they follow skiff's thread count, so `--threads 1` keeps one core busy.
+const bool kOpenCvFollowsThreadCount = (add_thread_count_listener([](int n) { cv::setNumThreads(n); }), true);
+}  // namespace
 namespace vision {
 namespace fs = std::filesystem;
 

@@ -29,10 +29,13 @@ class CpuCachingAllocator {
     *bucket = bucket_size(std::max<size_t>(nbytes, 1));
     {
       std::lock_guard<std::mutex> lock(mu_);
-      auto it = free_.find(*bucket);
-      if (it != free_.end() && !it->second.empty()) {
+      // Best fit among cached blocks up to 1.5x the request: images of varying size
+      // then reuse each other's buffers instead of faulting in fresh pages.
+      for (auto it = free_.lower_bound(*bucket); it != free_.end() && it->first <= *bucket + *bucket / 2; ++it) {
+        if (it->second.empty()) continue;
         void* p = it->second.back();
         it->second.pop_back();
+        *bucket = it->first;
         stats_.cached_bytes -= int64_t(*bucket);
         stats_.allocated_bytes += int64_t(*bucket);
         return p;

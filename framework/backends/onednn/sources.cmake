@@ -1,5 +1,6 @@
 set(SKIFF_ONEDNN_KERNEL_SOURCES
   onednn/info.cpp
+  onednn/engine.cpp
 )
 
 include(${CMAKE_CURRENT_LIST_DIR}/kernels/linalg/sources.cmake)

@@ -6,8 +6,10 @@
 
 #include <filesystem>
 #include <set>
+#include <opencv2/core/utility.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "framework/core/threading.h"
 #include "framework/io/file.h"
 
 namespace skiff::data {
@@ -33,6 +35,16 @@ Tensor ramp(int64_t h, int64_t w) {
 }
 uint8_t px(const Tensor& t, int64_t r, int64_t c, int64_t ch = 0) {
   return t.data<uint8_t>()[(r * t.size(1) + c) * t.size(2) + ch];
+}
+
+// `--threads 1` must mean one busy thread: OpenCV's own pool follows skiff's count.
+TEST(VisionTest, OpenCvFollowsTheThreadCount) {
+  const int before = num_threads();
+  set_num_threads(1);
+  EXPECT_EQ(cv::getNumThreads(), 1);
+  set_num_threads(2);
+  EXPECT_EQ(cv::getNumThreads(), 2);
+  set_num_threads(before);
 }
 
 TEST(VisionTest, DecodesPngWrittenByOpenCv) {

@@ -33,6 +33,23 @@ TEST(TensorTest, CachingAllocatorReusesFreedBlocks) {
   EXPECT_EQ(cpu_allocator_stats().num_system_allocs, before);
 }
 
+// Images of varying size ask for slightly different buffer sizes each time: a
+// cached block up to 1.5x the request is reused instead of a fresh allocation.
+TEST(TensorTest, CachingAllocatorReusesSomewhatLargerBlocks) {
+  cpu_allocator_empty_cache();
+  void* big = nullptr;
+  { Tensor t = empty({1 << 20}); big = t.data_ptr(); }  // 4 MiB, now cached
+  auto before = cpu_allocator_stats().num_system_allocs;
+  {
+    Tensor smaller = empty({(1 << 20) * 3 / 4});  // 3 MiB: fits the cached 4 MiB block
+    EXPECT_EQ(smaller.data_ptr(), big);
+    EXPECT_EQ(cpu_allocator_stats().num_system_allocs, before);
+  }
+  Tensor much_smaller = empty({(1 << 20) / 2});  // 2 MiB: would waste half the block
+  EXPECT_NE(much_smaller.data_ptr(), big);
+  EXPECT_EQ(cpu_allocator_stats().num_system_allocs, before + 1);
+}
+
 TEST(TensorTest, SameSeedSameNumbers) {
   manual_seed(42);
   auto a = randn({100}).to_vector<float>();

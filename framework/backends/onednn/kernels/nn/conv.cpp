@@ -26,6 +26,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "framework/backends/onednn/engine.h"
 #include "framework/backends/onednn/dnnl_check.h"
 #include "framework/backends/onednn/kernels/nn/conv_dims.h"
 #include "framework/backends/onednn/kernels/nn/depthwise_nchw.h"
@@ -41,10 +42,6 @@ using dt = dnnl::memory::data_type;
 
 enum class ConvKind : int64_t { Forward, ForwardBias, BackwardData, BackwardWeights };
 
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
 
 // ---- workspace: grow-only, 64-byte aligned, one set per thread ---------------------------
 

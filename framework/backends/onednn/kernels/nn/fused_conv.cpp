@@ -23,6 +23,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "framework/backends/onednn/engine.h"
 #include "framework/backends/onednn/dnnl_check.h"
 #include "framework/backends/onednn/fused_conv.h"
 #include "framework/backends/onednn/kernels/nn/conv_dims.h"
@@ -37,10 +38,6 @@ using nn_detail::Conv2dParams;
 using tag = dnnl::memory::format_tag;
 using dt = dnnl::memory::data_type;
 
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
 
 struct AlignedFree {
   void operator()(void* p) const { std::free(p); }
