@@ -22,6 +22,8 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler libpolyclipping-dev fonts-noto-cjk
   # FFT kernels (GPL; the reason is in docs/design.md, "FFT backend").
   libfftw3-dev
+  # Tokenizers (framework/text): Unicode properties, normalization, regexes.
+  libicu-dev
 )
 
 missing=()
