@@ -21,6 +21,160 @@ json parse_json_file(const fs::path& path) {
   return j;
 }
 
+// model.vocab and model.merges of a tokenizer.json, taken out of the JSON while it is
+// parsed: a DOM of 150k vocabulary entries and 150k merge pairs (std::map nodes and
+// small arrays) took a third of the loading time. The first malformed entry of each
+// is recorded for from_tokenizer_json() to report.
+struct ModelCapture {
+  Vocab vocab;
+  std::vector<MergeRule> merges;
+  int64_t bad_merge = -1;  // index of the first malformed merge
+  std::string bad_merge_text;
+  std::string bad_token, bad_token_id;  // the first vocabulary entry without a valid id
+};
+
+bool split_merge_line(std::string_view line, MergeRule& rule);
+
+// A SAX handler that builds the DOM of everything but the insides of model.vocab and
+// model.merges (nlohmann's own DOM builder does that part), and captures those.
+class CaptureSax {
+ public:
+  CaptureSax(json& root, ModelCapture& cap) : dom_(root, /*allow_exceptions=*/false), cap_(cap) {}
+
+  bool null() { return scalar("null", [&] { return dom_.null(); }); }
+  bool boolean(bool v) { return scalar(v ? "true" : "false", [&] { return dom_.boolean(v); }); }
+  bool number_float(json::number_float_t v, const std::string& s) {
+    return scalar(s, [&] { return dom_.number_float(v, s); });
+  }
+  bool number_integer(json::number_integer_t v) {
+    if (region() == Region::Vocab && skip_ == 0) return add_token(v >= 0 && v <= INT32_MAX, v);
+    return scalar(std::to_string(v), [&] { return dom_.number_integer(v); });
+  }
+  bool number_unsigned(json::number_unsigned_t v) {
+    if (region() == Region::Vocab && skip_ == 0) return add_token(v <= INT32_MAX, int64_t(v));
+    return scalar(std::to_string(v), [&] { return dom_.number_unsigned(v); });
+  }
+  bool string(std::string& v) {
+    if (skip_ == 0 && region() == Region::Merges) {
+      MergeRule rule;
+      if (!split_merge_line(v, rule)) bad_merge(json(v).dump());
+      cap_.merges.push_back(std::move(rule));
+      return true;
+    }
+    if (skip_ == 0 && region() == Region::Pair) {
+      pair_.push_back(v);
+      return true;
+    }
+    return scalar(json(v).dump(), [&] { return dom_.string(v); });
+  }
+  bool binary(json::binary_t& v) { return scalar("binary", [&] { return dom_.binary(v); }); }
+  bool start_object(std::size_t n) { return start(true, n); }
+  bool start_array(std::size_t n) { return start(false, n); }
+  bool end_object() { return end(); }
+  bool end_array() { return end(); }
+  bool key(std::string& k) {
+    if (skip_ > 0) return true;
+    stack_.back().key = k;
+    return region() == Region::Vocab || dom_.key(k);
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
+    error_ = e.what();
+    return false;
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  enum class Region { None, Vocab, Merges, Pair };
+  struct Frame {
+    bool is_object;
+    std::string key;
+  };
+  Region region() const {
+    const size_t n = stack_.size();
+    if (n < 3 || !stack_[0].is_object || stack_[0].key != "model" || !stack_[1].is_object) return Region::None;
+    if (n == 3 && stack_[1].key == "vocab" && stack_[2].is_object) return Region::Vocab;
+    if (stack_[1].key == "merges" && !stack_[2].is_object) return n == 3 ? Region::Merges : n == 4 ? Region::Pair : Region::None;
+    return Region::None;
+  }
+  void bad_merge(std::string text) {
+    if (cap_.bad_merge < 0) cap_.bad_merge = int64_t(cap_.merges.size()), cap_.bad_merge_text = std::move(text);
+  }
+  bool add_token(bool ok, int64_t id, std::string_view text = {}) {
+    if (ok) cap_.vocab.insert_or_assign(stack_.back().key, int32_t(id));
+    else if (cap_.bad_token.empty())
+      cap_.bad_token = stack_.back().key, cap_.bad_token_id = text.empty() ? std::to_string(id) : std::string(text);
+    return true;
+  }
+  // A scalar outside the captured regions goes to the DOM; inside, it is malformed.
+  template <typename Forward>
+  bool scalar(const std::string& text, Forward forward) {
+    if (skip_ > 0) return true;
+    switch (region()) {
+      case Region::None: return forward();
+      case Region::Vocab: return add_token(false, 0, text);
+      case Region::Merges: bad_merge(text), cap_.merges.emplace_back(); return true;
+      case Region::Pair: pair_ok_ = false; return true;
+    }
+    return true;
+  }
+  bool start(bool object, std::size_t n) {
+    if (skip_ > 0) return ++skip_, true;
+    switch (region()) {
+      case Region::None:
+        stack_.push_back({object, {}});
+        return object ? dom_.start_object(n) : dom_.start_array(n);
+      case Region::Vocab:  // a container as an id
+        add_token(false, 0, object ? "{...}" : "[...]");
+        return skip_ = 1, true;
+      case Region::Merges:
+        if (object) {
+          bad_merge("an object");
+          cap_.merges.emplace_back();
+          return skip_ = 1, true;
+        }
+        stack_.push_back({false, {}});
+        pair_.clear();
+        pair_ok_ = true;
+        return true;
+      case Region::Pair:
+        pair_ok_ = false;
+        return skip_ = 1, true;
+    }
+    return true;
+  }
+  bool end() {
+    if (skip_ > 0) return --skip_, true;
+    if (region() == Region::Pair) {
+      stack_.pop_back();
+      MergeRule rule;
+      if (pair_ok_ && pair_.size() == 2) rule = {std::move(pair_[0]), std::move(pair_[1])};
+      else bad_merge(json(pair_).dump());
+      cap_.merges.push_back(std::move(rule));
+      return true;
+    }
+    const bool object = stack_.back().is_object;
+    stack_.pop_back();
+    return object ? dom_.end_object() : dom_.end_array();
+  }
+
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  ModelCapture& cap_;
+  std::vector<Frame> stack_;
+  int skip_ = 0;  // depth inside a malformed container that is being ignored
+  std::vector<std::string> pair_;
+  bool pair_ok_ = true;
+  std::string error_;
+};
+
+json parse_tokenizer_json(const fs::path& path, ModelCapture& cap) {
+  std::string bytes = io::read_file(path);
+  json root;
+  CaptureSax sax(root, cap);
+  if (!json::sax_parse(bytes, &sax))
+    SKIFF_THROW(ValueError, "{}: not valid JSON: {}", path.string(), sax.error());
+  return root;
+}
+
 // Checked reads of a JSON object; errors name the file and the key path.
 class Reader {
  public:
@@ -157,7 +311,8 @@ void read_normalizer(const Reader& r, std::vector<NormalizationForm>& forms) {
 
 BpeTokenizer BpeTokenizer::from_tokenizer_json(const fs::path& path) {
   const std::string file = path.string();
-  const json root = parse_json_file(path);
+  ModelCapture cap;
+  const json root = parse_tokenizer_json(path, cap);
   Reader r(root, file);
   if (!root.is_object()) r.fail("expected a JSON object at the top level");
 
@@ -172,23 +327,18 @@ BpeTokenizer BpeTokenizer::from_tokenizer_json(const fs::path& path) {
   if (model.has("dropout") && !(model.at("dropout").is_number() && model.at("dropout").get<double>() == 0.0))
     SKIFF_THROW(NotImplementedError, "{}: model.dropout is not supported", file);
 
-  Vocab vocab = read_vocab(model.child("vocab"));
-  const json& merges_json = model.at("merges");
-  if (!merges_json.is_array()) model.fail("'merges' must be an array");
-  std::vector<MergeRule> merges(merges_json.size());
-  for (size_t i = 0; i < merges_json.size(); ++i) {
-    const json& m = merges_json[i];
-    bool ok = false;
-    if (m.is_string()) {
-      ok = split_merge_line(m.get_ref<const std::string&>(), merges[i]);
-    } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
-      merges[i] = {m[0].get<std::string>(), m[1].get<std::string>()};
-      ok = true;
-    }
-    if (!ok)
-      SKIFF_THROW(ValueError, "{}: model.merges[{}]: expected \"left right\" or [\"left\", \"right\"], got {}", file, i,
-                  m.dump());
-  }
+  const json& vocab_json = model.at("vocab");
+  if (!vocab_json.is_object())
+    model.fail(fmt::format("'vocab' must be an object of token -> id, got {}", vocab_json.type_name()));
+  if (!cap.bad_token.empty())
+    SKIFF_THROW(ValueError, "{}: model.vocab: token '{}' has id {}, expected an integer in [0, 2^31)", file,
+                cap.bad_token, cap.bad_token_id);
+  if (!model.at("merges").is_array()) model.fail("'merges' must be an array");
+  if (cap.bad_merge >= 0)
+    SKIFF_THROW(ValueError, "{}: model.merges[{}]: expected \"left right\" or [\"left\", \"right\"], got {}", file,
+                cap.bad_merge, cap.bad_merge_text);
+  Vocab vocab = std::move(cap.vocab);
+  std::vector<MergeRule> merges = std::move(cap.merges);
   auto where = [&](size_t i) { return fmt::format("{}: model.merges[{}]", file, i); };
   auto bpe = std::make_shared<const BpeModel>(std::move(vocab), merges, where, file + ": model.vocab",
                                               model.boolean("ignore_merges", false));

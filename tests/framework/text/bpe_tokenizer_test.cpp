@@ -231,6 +231,18 @@ TEST(BpeTokenizerTest, MalformedTokenizerJsonNamesFileAndKey) {
   j["model"]["merges"][2] = "zz q";
   expect_error<ValueError>([&] { tiny(dir, j); }, "model.merges[2]: merge 'zz q': 'zz' is not in the vocabulary");
   j = tiny_tokenizer_json();
+  j["model"]["vocab"]["h"] = "x";
+  expect_error<ValueError>([&] { tiny(dir, j); }, "model.vocab: token 'h' has id \"x\"");
+  j = tiny_tokenizer_json();
+  j["model"]["vocab"]["h"] = json::array({1});
+  expect_error<ValueError>([&] { tiny(dir, j); }, "model.vocab: token 'h' has id [...]");
+  j = tiny_tokenizer_json();
+  j["model"]["vocab"] = json::array();
+  expect_error<ValueError>([&] { tiny(dir, j); }, "model: 'vocab' must be an object");
+  j = tiny_tokenizer_json();
+  j["model"]["merges"] = json::array({json::array({"h", "e"}), json::array({"l", 2})});
+  expect_error<ValueError>([&] { tiny(dir, j); }, "model.merges[1]: expected \"left right\"");
+  j = tiny_tokenizer_json();
   j["added_tokens"][0]["id"] = "x";
   expect_error<ValueError>([&] { tiny(dir, j); }, "added_tokens[0]: 'id' must be a non-negative integer");
   j = tiny_tokenizer_json();
