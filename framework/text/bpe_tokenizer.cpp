@@ -180,7 +180,7 @@ void BpeTokenizer::encode_stretch(std::string_view text, uint32_t base, std::vec
 
 void BpeTokenizer::encode_into(std::string_view text, std::vector<int32_t>& ids, std::vector<Span>* offsets) const {
   SKIFF_CHECK(text.size() < UINT32_MAX, "tokenizer: texts are limited to 4 GiB, got {} bytes", text.size());
-  check_utf8(text, fmt::format("tokenizer ({})", source_));
+  if (find_invalid_utf8(text) != std::string_view::npos) check_utf8(text, fmt::format("tokenizer ({})", source_));
   // Stretches of text and added tokens; JS String.trim's white space for lstrip/rstrip.
   auto trim_end = [&](Span s) {
     while (s.end > s.begin) {
