@@ -65,7 +65,8 @@ BpeModel::BpeModel(Vocab vocab, const std::vector<MergeRule>& merges, const std:
     append_utf8(s, byte_to_char(uint8_t(b)));
     int32_t id = token_to_id(s);
     if (id < 0)
-      SKIFF_THROW(ValueError, "{}: the vocabulary has no token for byte 0x{:02X} ('{}'); a byte-level BPE needs all 256",
+      SKIFF_THROW(ValueError,
+                  "{}: the vocabulary has no token for byte 0x{:02X} ('{}'); a byte-level BPE needs all 256",
                   source, b, s);
     byte_ids_[b] = id;
   }
@@ -74,7 +75,8 @@ BpeModel::BpeModel(Vocab vocab, const std::vector<MergeRule>& merges, const std:
   for (size_t i = 0; i < merges.size(); ++i) {
     const MergeRule& m = merges[i];
     int32_t left = token_to_id(m.left), right = token_to_id(m.right);
-    if (left < 0) SKIFF_THROW(ValueError, "{}: merge '{} {}': '{}' is not in the vocabulary", where(i), m.left, m.right, m.left);
+    if (left < 0)
+      SKIFF_THROW(ValueError, "{}: merge '{} {}': '{}' is not in the vocabulary", where(i), m.left, m.right, m.left);
     if (right < 0)
       SKIFF_THROW(ValueError, "{}: merge '{} {}': '{}' is not in the vocabulary", where(i), m.left, m.right, m.right);
     joined.assign(m.left).append(m.right);

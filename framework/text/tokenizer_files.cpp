@@ -93,7 +93,8 @@ class CaptureSax {
     const size_t n = stack_.size();
     if (n < 3 || !stack_[0].is_object || stack_[0].key != "model" || !stack_[1].is_object) return Region::None;
     if (n == 3 && stack_[1].key == "vocab" && stack_[2].is_object) return Region::Vocab;
-    if (stack_[1].key == "merges" && !stack_[2].is_object) return n == 3 ? Region::Merges : n == 4 ? Region::Pair : Region::None;
+    if (stack_[1].key == "merges" && !stack_[2].is_object)
+      return n == 3 ? Region::Merges : n == 4 ? Region::Pair : Region::None;
     return Region::None;
   }
   void bad_merge(std::string text) {
@@ -178,14 +179,19 @@ json parse_tokenizer_json(const fs::path& path, ModelCapture& cap) {
 // Checked reads of a JSON object; errors name the file and the key path.
 class Reader {
  public:
-  Reader(const json& j, std::string file, std::string path = "") : j_(j), file_(std::move(file)), path_(std::move(path)) {}
+  Reader(const json& j, std::string file, std::string path = "")
+      : j_(j), file_(std::move(file)), path_(std::move(path)) {}
 
   [[noreturn]] void fail(std::string_view what) const {
     SKIFF_THROW(ValueError, "{}: {}{}", file_, path_.empty() ? "" : path_ + ": ", what);
   }
-  std::string key_path(std::string_view key) const { return path_.empty() ? std::string(key) : path_ + "." + std::string(key); }
+  std::string key_path(std::string_view key) const {
+    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  }
 
-  bool has(std::string_view key) const { return j_.is_object() && j_.contains(key) && !j_.at(std::string(key)).is_null(); }
+  bool has(std::string_view key) const {
+    return j_.is_object() && j_.contains(key) && !j_.at(std::string(key)).is_null();
+  }
   const json& at(std::string_view key) const {
     if (!j_.is_object()) fail("expected an object");
     auto it = j_.find(key);
@@ -195,13 +201,15 @@ class Reader {
   Reader child(std::string_view key) const { return Reader(at(key), file_, key_path(key)); }
   std::string string(std::string_view key) const {
     const json& v = at(key);
-    if (!v.is_string()) SKIFF_THROW(ValueError, "{}: '{}' must be a string, got {}", file_, key_path(key), v.type_name());
+    if (!v.is_string())
+      SKIFF_THROW(ValueError, "{}: '{}' must be a string, got {}", file_, key_path(key), v.type_name());
     return v.get<std::string>();
   }
   bool boolean(std::string_view key, bool fallback) const {
     if (!has(key)) return fallback;
     const json& v = at(key);
-    if (!v.is_boolean()) SKIFF_THROW(ValueError, "{}: '{}' must be true or false, got {}", file_, key_path(key), v.dump());
+    if (!v.is_boolean())
+      SKIFF_THROW(ValueError, "{}: '{}' must be true or false, got {}", file_, key_path(key), v.dump());
     return v.get<bool>();
   }
   const json& value() const { return j_; }
@@ -230,7 +238,8 @@ Vocab read_vocab(const Reader& r) {
 // "left right" with exactly one space (tokenizers < 0.20 and GPT-2's vocab.bpe).
 bool split_merge_line(std::string_view line, MergeRule& rule) {
   size_t sp = line.find(' ');
-  if (sp == std::string_view::npos || sp == 0 || sp + 1 >= line.size() || line.find(' ', sp + 1) != std::string_view::npos)
+  if (sp == std::string_view::npos || sp == 0 || sp + 1 >= line.size() ||
+      line.find(' ', sp + 1) != std::string_view::npos)
     return false;
   rule.left = std::string(line.substr(0, sp));
   rule.right = std::string(line.substr(sp + 1));
@@ -346,8 +355,8 @@ BpeTokenizer BpeTokenizer::from_tokenizer_json(const fs::path& path) {
   BpeTokenizerConfig config;
   if (r.has("normalizer")) read_normalizer(r.child("normalizer"), config.normalizers);
   if (!r.has("pre_tokenizer"))
-    SKIFF_THROW(NotImplementedError, "{}: no pre_tokenizer: only byte-level BPE (a ByteLevel pre-tokenizer) is supported",
-                file);
+    SKIFF_THROW(NotImplementedError,
+                "{}: no pre_tokenizer: only byte-level BPE (a ByteLevel pre-tokenizer) is supported", file);
   read_pre_tokenizer(r.child("pre_tokenizer"), config.pre_tokenizers);
   if (std::none_of(config.pre_tokenizers.begin(), config.pre_tokenizers.end(),
                    [](const auto& s) { return s.kind == PreTokenizerStep::Kind::ByteLevel; }))

@@ -56,7 +56,9 @@ void run_bench(const BenchOptions& o) {
     pass();
   }, 1.0, 5, 0);
   const std::string name = o.name.empty() ? std::string("tokenize") : o.name;
-  for (auto [mode, s] : {std::pair{o.lines ? "lines" : "warm", warm}, std::pair{o.lines ? "lines-cold" : "cold", cold}}) {
+  const char* warm_name = o.lines ? "lines" : "warm";
+  const char* cold_name = o.lines ? "lines-cold" : "cold";
+  for (auto [mode, s] : {std::pair{warm_name, warm}, std::pair{cold_name, cold}}) {
     if (o.json)
       fmt::print("{}\n", nlohmann::json{{"bench", name}, {"mode", mode}, {"tokens", tokens}, {"bytes", bytes},
                                         {"seconds", s}, {"tokens_per_second", double(tokens) / s}}

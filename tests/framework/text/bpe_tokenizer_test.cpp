@@ -145,7 +145,8 @@ TEST(BpeTokenizerTest, OffsetsPointIntoTheInput) {
   ASSERT_EQ(e.ids.size(), e.offsets.size());
   std::vector<std::string> pieces;
   for (const Span& s : e.offsets) pieces.push_back(text.substr(s.begin, s.end - s.begin));
-  EXPECT_EQ(pieces, (std::vector<std::string>{"hello", " ", "<|end|>", " ", "c", "a", "f", "e\xCC\x81", "e\xCC\x81", "!"}));
+  EXPECT_EQ(pieces,
+            (std::vector<std::string>{"hello", " ", "<|end|>", " ", "c", "a", "f", "e\xCC\x81", "e\xCC\x81", "!"}));
 }
 
 TEST(BpeTokenizerTest, ByteLevelPrefixSpaceIsAnEmptyOffset) {
