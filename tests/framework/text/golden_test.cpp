@@ -135,6 +135,20 @@ TEST(TokenizerGoldenTest, Qwen3SpecialTokens) {
   EXPECT_EQ(t.encode_ids("<|im_start|>user"), (std::vector<int32_t>{151644, 872}));
 }
 
+// encode_batch() runs the corpus on the OpenMP threads, sharing the word cache: the
+// same ids as the goldens, row by row.
+TEST(TokenizerGoldenTest, BatchesOnThreadsGiveTheGoldenIds) {
+  SKIP_WITHOUT(qwen3());
+  const auto cases = goldens("qwen3_goldens.json");
+  std::vector<std::string> texts;
+  for (int round = 0; round < 4; ++round)
+    for (const Case& c : cases) texts.push_back(c.text);
+  qwen3()->model().clear_cache();
+  BatchEncoding b = qwen3()->encode_batch(texts);
+  ASSERT_EQ(b.ids.size(), texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) EXPECT_EQ(b.ids[i], cases[i % cases.size()].ids) << "text " << i;
+}
+
 // The heap merge (long words) and the scan (short words) agree on every word of the
 // corpus and on long words made of corpus text.
 TEST(TokenizerGoldenTest, HeapAndScanMergesAgreeOnRealMerges) {
