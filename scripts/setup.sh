@@ -24,6 +24,8 @@ PACKAGES=(
   libfftw3-dev
   # Real photos for the detection tests and docs (astronaut.png, coffee.png, ...).
   python3-skimage
+  # Tokenizers (framework/text): Unicode properties, normalization, regexes.
+  libicu-dev
 )
 
 missing=()

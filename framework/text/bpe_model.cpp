@@ -1,0 +1,205 @@
+#include "framework/text/bpe_model.h"
+
+#include <algorithm>
+#include <climits>
+#include <queue>
+
+#include "framework/core/error.h"
+#include "framework/text/unicode.h"
+
+namespace skiff::text {
+
+namespace {
+
+struct ByteTables {
+  char32_t to_char[256];
+  int16_t to_byte[324];  // code points < 324 cover the whole alphabet
+  ByteTables() {
+    std::fill(std::begin(to_byte), std::end(to_byte), int16_t(-1));
+    char32_t next = 256;
+    for (int b = 0; b < 256; ++b) {
+      bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+      to_char[b] = printable ? char32_t(b) : next++;
+      to_byte[to_char[b]] = int16_t(b);
+    }
+  }
+};
+
+const ByteTables& byte_tables() {
+  static const ByteTables tables;
+  return tables;
+}
+
+constexpr size_t kScanMaxSymbols = 64;
+
+}  // namespace
+
+char32_t byte_to_char(uint8_t b) { return byte_tables().to_char[b]; }
+
+int char_to_byte(char32_t cp) { return cp < 324 ? byte_tables().to_byte[cp] : -1; }
+
+BpeModel::BpeModel(Vocab vocab, const std::vector<MergeRule>& merges, const std::function<std::string(size_t)>& where,
+                   const std::string& source, bool ignore_merges)
+    : vocab_(std::move(vocab)), ignore_merges_(ignore_merges) {
+  int32_t max_id = -1;
+  for (const auto& [token, id] : vocab_) {
+    if (id < 0) SKIFF_THROW(ValueError, "{}: token '{}' has a negative id {}", source, token, id);
+    max_id = std::max(max_id, id);
+  }
+  id_to_token_.resize(size_t(max_id) + 1);
+  for (const auto& [token, id] : vocab_) {
+    if (!id_to_token_[id].empty())
+      SKIFF_THROW(ValueError, "{}: tokens '{}' and '{}' share the id {}", source, id_to_token_[id], token, id);
+    id_to_token_[id] = token;
+  }
+  byte_length_.resize(id_to_token_.size());
+  std::string bytes;
+  for (size_t id = 0; id < id_to_token_.size(); ++id) {
+    if (id_to_token_[id].empty()) continue;
+    bytes.clear();
+    append_token_bytes(int32_t(id), bytes);
+    byte_length_[id] = int32_t(bytes.size());
+  }
+  for (int b = 0; b < 256; ++b) {
+    std::string s;
+    append_utf8(s, byte_to_char(uint8_t(b)));
+    int32_t id = token_to_id(s);
+    if (id < 0)
+      SKIFF_THROW(ValueError,
+                  "{}: the vocabulary has no token for byte 0x{:02X} ('{}'); a byte-level BPE needs all 256",
+                  source, b, s);
+    byte_ids_[b] = id;
+  }
+  merges_.reserve(merges.size());
+  std::string joined;
+  for (size_t i = 0; i < merges.size(); ++i) {
+    const MergeRule& m = merges[i];
+    int32_t left = token_to_id(m.left), right = token_to_id(m.right);
+    if (left < 0)
+      SKIFF_THROW(ValueError, "{}: merge '{} {}': '{}' is not in the vocabulary", where(i), m.left, m.right, m.left);
+    if (right < 0)
+      SKIFF_THROW(ValueError, "{}: merge '{} {}': '{}' is not in the vocabulary", where(i), m.left, m.right, m.right);
+    joined.assign(m.left).append(m.right);
+    int32_t id = token_to_id(joined);
+    if (id < 0)
+      SKIFF_THROW(ValueError, "{}: merge '{} {}': the result '{}' is not in the vocabulary", where(i), m.left, m.right,
+                  joined);
+    // A repeated rule keeps its first (best) rank, as in the references.
+    merges_.try_emplace((uint64_t(uint32_t(left)) << 32) | uint32_t(right), Merge{int32_t(i), id});
+  }
+}
+
+BpeModel::~BpeModel() = default;
+
+int32_t BpeModel::token_to_id(std::string_view token) const {
+  auto it = vocab_.find(token);
+  return it == vocab_.end() ? -1 : it->second;
+}
+
+const std::string& BpeModel::id_to_token(int32_t id) const {
+  SKIFF_CHECK_INDEX(id >= 0 && size_t(id) < id_to_token_.size() && !id_to_token_[id].empty(),
+                    "BPE: expected a token id in [0, {}), got {}", id_to_token_.size(), id);
+  return id_to_token_[id];
+}
+
+void BpeModel::append_token_bytes(int32_t id, std::string& out) const {
+  const std::string& token = id_to_token(id);
+  for (size_t pos = 0; pos < token.size();) {
+    size_t start = pos;
+    int b = char_to_byte(next_code_point(token, pos));
+    if (b >= 0) out.push_back(char(b));
+    else out.append(token, start, pos - start);  // not from the byte alphabet: as written
+  }
+}
+
+void BpeModel::clear_cache() const {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  cache_.clear();
+}
+
+void BpeModel::merge(std::vector<int32_t>& symbols, bool use_heap) const {
+  if (use_heap) merge_heap(symbols);
+  else merge_scan(symbols);
+}
+
+void BpeModel::merge_scan(std::vector<int32_t>& s) const {
+  while (s.size() > 1) {
+    int32_t best_rank = INT32_MAX, best_id = -1;
+    size_t best = 0;
+    for (size_t i = 0; i + 1 < s.size(); ++i) {
+      const Merge* m = find_merge(s[i], s[i + 1]);
+      if (m && m->rank < best_rank) best_rank = m->rank, best_id = m->id, best = i;
+    }
+    if (best_id < 0) break;
+    s[best] = best_id;
+    s.erase(s.begin() + std::ptrdiff_t(best) + 1);
+  }
+}
+
+void BpeModel::merge_heap(std::vector<int32_t>& s) const {
+  const int32_t n = int32_t(s.size());
+  if (n < 2) return;
+  std::vector<int32_t> prev(n), next(n);
+  for (int32_t i = 0; i < n; ++i) prev[i] = i - 1, next[i] = i + 1 < n ? i + 1 : -1;
+  // (rank, position of the left symbol): the lowest rank, then the leftmost.
+  struct Candidate {
+    int32_t rank, pos, left, right, id;
+    bool operator>(const Candidate& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
+  };
+  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> heap;
+  auto consider = [&](int32_t p) {
+    if (p < 0 || next[p] < 0) return;
+    if (const Merge* m = find_merge(s[p], s[next[p]])) heap.push({m->rank, p, s[p], s[next[p]], m->id});
+  };
+  for (int32_t i = 0; i + 1 < n; ++i) consider(i);
+  std::vector<bool> alive(n, true);
+  while (!heap.empty()) {
+    Candidate c = heap.top();
+    heap.pop();
+    // Stale entries: a symbol only ever grows, so an entry whose two symbols are
+    // still in place describes a pair that exists now.
+    if (!alive[c.pos] || s[c.pos] != c.left || next[c.pos] < 0 || s[next[c.pos]] != c.right) continue;
+    int32_t q = next[c.pos];
+    s[c.pos] = c.id;
+    alive[q] = false;
+    next[c.pos] = next[q];
+    if (next[q] >= 0) prev[next[q]] = c.pos;
+    consider(prev[c.pos]);
+    consider(c.pos);
+  }
+  std::vector<int32_t> out;
+  for (int32_t i = 0; i >= 0; i = next[i]) out.push_back(s[i]);
+  s.swap(out);
+}
+
+void BpeModel::encode_word(std::string_view bytes, std::vector<int32_t>& ids) const {
+  if (bytes.empty()) return;
+  const bool cacheable = bytes.size() < kMaxCachedWord;
+  if (cacheable) {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    auto it = cache_.find(bytes);
+    if (it != cache_.end()) {
+      ids.insert(ids.end(), it->second.begin(), it->second.end());
+      return;
+    }
+  }
+  std::vector<int32_t> symbols;
+  if (ignore_merges_) {
+    std::string token;
+    for (char c : bytes) append_utf8(token, byte_to_char(uint8_t(c)));
+    if (int32_t id = token_to_id(token); id >= 0) symbols.push_back(id);
+  }
+  if (symbols.empty()) {
+    symbols.reserve(bytes.size());
+    for (char c : bytes) symbols.push_back(byte_ids_[uint8_t(c)]);
+    merge(symbols, symbols.size() > kScanMaxSymbols);
+  }
+  ids.insert(ids.end(), symbols.begin(), symbols.end());
+  if (cacheable) {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (cache_.size() >= kCacheCapacity) cache_.clear();
+    cache_.emplace(std::string(bytes), std::move(symbols));
+  }
+}
+
+}  // namespace skiff::text

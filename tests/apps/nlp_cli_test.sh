@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# `skiff nlp tokenize` / `skiff nlp decode` as a user runs them, on a small GPT-2-style
+# tokenizer this script writes (offline): outputs, --ids, --json, stdin, and the exit
+# codes and messages of a bad path, a malformed file and invalid UTF-8.
+# Usage: nlp_cli_test.sh SKIFF_BINARY
+set -u
+SKIFF="$(realpath "$1")"
+source "$(dirname "$0")/check.sh"
+cd "$TMP"
+
+# Byte alphabet of GPT-2 (bytes_to_unicode), ids 0..255 in byte order, two merges.
+python3 - <<'PY'
+import json
+bs = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+cs, n = bs[:], 0
+for b in range(256):
+    if b not in bs:
+        bs.append(b); cs.append(256 + n); n += 1
+char = {b: chr(c) for b, c in zip(bs, cs)}
+vocab = {char[b]: b for b in range(256)}
+vocab.update({"he": 256, "hel": 257, "\u0120w": 258})
+json.dump(vocab, open("encoder.json", "w"))
+open("vocab.bpe", "w").write("#version: 0.2\nh e\nhe l\n\u0120 w\n")
+json.dump({"model": {"type": "BPE", "vocab": vocab, "merges": ["h e", "he l"]},
+           "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False},
+           "added_tokens": [{"id": 300, "content": "<|end|>", "special": True}]}, open("tokenizer.json", "w"))
+PY
+mkdir gpt2 && mv encoder.json vocab.bpe gpt2/
+
+expect() {
+  local want="$1" name="$2"; shift 2
+  "$@" >"$name.out" 2>"$name.err"
+  local rc=$?
+  check "$name: exit $want (got $rc)" test "$rc" -eq "$want"
+}
+
+expect 0 help "$SKIFF" nlp tokenize --help
+check "help: says what it prints" grep -q "one line per token" help.out
+expect 0 table "$SKIFF" nlp tokenize --tokenizer gpt2 --text "help we"
+check "table: id, range, text" diff <(printf '257\t0:3\thel\n112\t3:4\tp\n258\t4:6\t w\n101\t6:7\te\n') table.out
+check "table: count on stderr" grep -q "^4 tokens" table.err
+expect 0 ids "$SKIFF" nlp tokenize -t gpt2/encoder.json --ids --text "help we"
+check "ids: one line" diff <(echo "257 112 258 101") ids.out
+printf 'help\n' > a.txt; printf 'x<|end|>' > b.txt
+expect 0 json "$SKIFF" nlp tokenize -t tokenizer.json --json a.txt b.txt
+check "json: one object per file" test "$(wc -l < json.out)" -eq 2
+check "json: added token" grep -qF '{"count":2,"ids":[120,300],"input":"b.txt","offsets":[[0,1],[1,8]],"tokens":["x","<|end|>"]}' json.out
+expect 0 stdin bash -c "printf 'he' | '$SKIFF' nlp tokenize -t gpt2 --ids -"
+check "stdin: read" diff <(echo "256") stdin.out
+expect 0 decode "$SKIFF" nlp decode -t tokenizer.json 257 112 300
+check "decode: text" diff <(echo "help<|end|>") decode.out
+expect 0 decode_skip "$SKIFF" nlp decode -t tokenizer.json --skip-special 257 112 300
+check "decode_skip: no special" diff <(echo "help") decode_skip.out
+
+# 2: bad input, each naming what is wrong.
+expect 2 missing_tokenizer "$SKIFF" nlp tokenize -t no/such/tokenizer.json --text hi
+check "missing_tokenizer: names the path" grep -qF "tokenizer 'no/such/tokenizer.json' does not exist" missing_tokenizer.err
+expect 2 missing_input "$SKIFF" nlp tokenize -t gpt2 nothing.txt
+check "missing_input: names the file" grep -qF "input file 'nothing.txt' does not exist" missing_input.err
+printf 'ok \xff' > bad.txt
+expect 2 bad_utf8 "$SKIFF" nlp tokenize -t gpt2 bad.txt
+check "bad_utf8: names the offset and the file" grep -qF "invalid UTF-8 at byte offset 3 (byte 0xFF)" bad_utf8.err
+check "bad_utf8: names the file" grep -qF "while tokenizing bad.txt" bad_utf8.err
+mkdir broken && printf '{"model": {"type": "BPE", "vocab": {}}}' > broken/tokenizer.json
+expect 2 broken "$SKIFF" nlp tokenize -t broken --text hi
+check "broken: names file and key" grep -qF "broken/tokenizer.json: missing key 'model.merges'" broken.err
+mkdir badmerge && cp gpt2/encoder.json badmerge/ && printf '#version: 0.2\nh e\nh e l\n' > badmerge/vocab.bpe
+expect 2 bad_merge "$SKIFF" nlp tokenize -t badmerge --text hi
+check "bad_merge: names file and line" grep -qF "badmerge/vocab.bpe: line 3: expected two tokens" bad_merge.err
+expect 2 both "$SKIFF" nlp tokenize -t gpt2 --text hi a.txt
+expect 2 nothing "$SKIFF" nlp tokenize -t gpt2
+expect 2 no_tokenizer "$SKIFF" nlp tokenize --text hi
+expect 2 bad_id "$SKIFF" nlp decode -t gpt2 99999
+check "bad_id: names the id" grep -q "99999" bad_id.err
+# 3: a tokenizer skiff cannot run.
+mkdir wordpiece && printf '{"model": {"type": "WordPiece", "vocab": {}}}' > wordpiece/tokenizer.json
+expect 3 unsupported "$SKIFF" nlp tokenize -t wordpiece --text hi
+check "unsupported: says what" grep -qF "model type 'WordPiece' is not supported" unsupported.err
+
+[ "$fails" -eq 0 ] && echo "all passed" || { echo "$fails failed"; exit 1; }
