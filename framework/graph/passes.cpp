@@ -1,5 +1,6 @@
 #include "framework/graph/passes.h"
 
+#include <limits>
 #include <unordered_set>
 
 #include "framework/graph/fusion.h"
@@ -159,7 +160,10 @@ size_t fold_pad_into_conv(Graph& g) {
   std::vector<bool> drop(g.nodes.size(), false);
   size_t folded = 0;
   for (auto& conv : g.nodes) {
-    if (conv.op_type != "Conv" || conv.inputs.empty() || conv.attr_string("auto_pad", "NOTSET") != "NOTSET") continue;
+    const bool max_pool = conv.op_type == "MaxPool";
+    if ((conv.op_type != "Conv" && !max_pool) || conv.inputs.empty() ||
+        conv.attr_string("auto_pad", "NOTSET") != "NOTSET")
+      continue;
     auto p = producer.find(conv.inputs[0]);
     if (p == producer.end() || uses[conv.inputs[0]] != 1 || g.is_graph_output(conv.inputs[0])) continue;
     const Node& pad = g.nodes[p->second];
@@ -169,7 +173,10 @@ size_t fold_pad_into_conv(Graph& g) {
     if (pad.inputs.size() > 2 && !pad.inputs[2].empty()) {
       if (!g.is_initializer(pad.inputs[2])) continue;
       const Tensor& v = g.initializers.at(pad.inputs[2]);
-      if (v.numel() != 1 || v.item<double>() != 0.0) continue;
+      // A max pool pads with -inf in effect; a convolution with zeros.
+      if (v.numel() != 1 || v.item<double>() != (max_pool ? -std::numeric_limits<double>::infinity() : 0.0)) continue;
+    } else if (max_pool) {
+      continue;
     }
     auto pads = g.initializers.at(pad.inputs[1]).to_vector<int64_t>();
     const size_t rank = pads.size() / 2;

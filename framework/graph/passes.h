@@ -35,9 +35,10 @@ size_t fold_batch_norm_into_conv(Graph& g);
 /// permuted, so results change at most by the rounding of vectorised kernels.
 size_t sink_transposes(Graph& g);
 
-/// Folds a zero, constant-mode Pad of the spatial dims into the Conv that reads
-/// it (pads added to the conv's explicit pads), when the Conv is its only
-/// reader. TF.js / TensorFlow models pad explicitly before VALID convolutions.
+/// Folds a constant-mode Pad of the spatial dims into the Conv (value 0) or
+/// MaxPool (value -inf) that reads it, adding to the op's explicit pads, when
+/// that op is its only reader. TF.js / TensorFlow models pad explicitly before
+/// VALID convolutions and pools.
 size_t fold_pad_into_conv(Graph& g);
 
 struct OptimizeOptions {

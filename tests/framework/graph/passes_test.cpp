@@ -2,6 +2,8 @@
 // the graph's outputs unchanged.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "framework/engine/predictor.h"
 #include "framework/graph/passes.h"
 #include "framework/core/rng.h"
@@ -179,6 +181,30 @@ TEST(GraphPasses, ZeroSpatialPadFoldsIntoTheConv) {
   EXPECT_EQ(fold_pad_into_conv(nonzero), 0u);
   Graph channels = graph({0, 1, 1, 0, 0, 0, 2, 1}, 0.f);
   EXPECT_EQ(fold_pad_into_conv(channels), 0u);
+}
+
+TEST(GraphPasses, MinusInfinityPadFoldsIntoTheMaxPool) {
+  Generator gen(9);
+  auto graph = [&](float value) {
+    return GraphBuilder(13)
+        .input("x", {1, 2, 6, 7})
+        .init("pads", from_vector(std::vector<int64_t>{0, 0, 1, 1, 0, 0, 1, 1}))
+        .init("value", full({}, value, DType::Float32))
+        .node("Pad", {"x", "pads", "value"}, {"p"})
+        .node("MaxPool", {"p"}, {"y"}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                                        {"strides", std::vector<int64_t>{2, 2}}})
+        .output("y")
+        .build();
+  };
+  Tensor x = randn({1, 2, 6, 7}, DType::Float32, &gen);
+  Graph g = graph(-std::numeric_limits<float>::infinity());
+  Tensor before = run_unoptimized(g, x);
+  EXPECT_EQ(fold_pad_into_conv(g), 1u);
+  EXPECT_EQ(count_ops(g, "Pad"), 0u);
+  EXPECT_EQ(g.nodes[0].attr_ints("pads"), (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_EQ(max_diff(run_unoptimized(g, x), before), 0.0);
+  Graph zero = graph(0.f);  // zeros can win a max: not foldable
+  EXPECT_EQ(fold_pad_into_conv(zero), 0u);
 }
 
 TEST(GraphPasses, OptimizeLevelsAreOrdered) {
