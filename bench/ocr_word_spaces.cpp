@@ -185,8 +185,8 @@ void print_report(const Report& r) {
   fmt::print("spaceless text right:   {:4} lines, character accuracy {:.4f} -> {:.4f}, exact {} -> {}\n",
              r.right_before.lines, r.right_before.accuracy(), r.right_after.accuracy(), r.right_before.exact,
              r.right_after.exact);
-  fmt::print("restored spaces between ASCII characters on those lines: {} right, {} wrong, {} still missing\n", r.spaces_right,
-             r.spaces_wrong, r.spaces_missed);
+  fmt::print("restored spaces between ASCII characters on those lines: {} right, {} wrong, {} still missing\n",
+             r.spaces_right, r.spaces_wrong, r.spaces_missed);
 }
 
 // Per line of `image`: greedy text, then per pair of neighbouring characters the distance

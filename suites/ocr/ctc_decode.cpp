@@ -161,8 +161,9 @@ std::string text_with_word_spaces(const CtcAlignment& a, const Charset& charset,
       // The space class's strongest step inside the blank run between the two characters:
       // the recognizer saw a space there even when the blank won the argmax.
       float space_prob = 0;
-      if (!a.space_probs.empty())
-        for (int t = p.last + 1; t < c.first; ++t) space_prob = std::max(space_prob, a.space_probs[std::size_t(t)]);
+      const int gap_end = std::min(c.first, int(a.space_probs.size()));  // none without a space class
+      for (int t = std::max(p.last + 1, 0); t < gap_end; ++t)
+        space_prob = std::max(space_prob, a.space_probs[std::size_t(t)]);
       // A gap much wider than the letters' pitch backs weaker evidence: table columns and
       // letter-spaced headings, where the space class is less sure of itself.
       const int dist = c.first - p.first;

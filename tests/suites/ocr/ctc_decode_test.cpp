@@ -168,7 +168,8 @@ std::vector<float> word_rows(const std::vector<int>& best, const std::vector<flo
 std::string with_spaces(const std::vector<int>& best, const std::vector<float>& space) {
   const auto probs = word_rows(best, space);
   const CtcAlignment a = ctc_greedy_align(probs.data(), int(best.size()), kW, word_charset());
-  EXPECT_EQ(ctc_text(a, word_charset()).text, ctc_greedy_decode(probs.data(), int(best.size()), kW, word_charset()).text);
+  const DecodedText greedy = ctc_greedy_decode(probs.data(), int(best.size()), kW, word_charset());
+  EXPECT_EQ(ctc_text(a, word_charset()).text, greedy.text);
   return ctc_text(a, word_charset(), WordSpaceParams{}).text;
 }
 
