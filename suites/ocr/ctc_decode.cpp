@@ -1,5 +1,6 @@
 #include "suites/ocr/ctc_decode.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -61,6 +62,11 @@ Charset::Charset(std::vector<std::string> entries, bool use_space_char) {
   chars_.emplace_back();  // CTC blank
   for (auto& e : entries) chars_.push_back(std::move(e));
   if (use_space_char) chars_.emplace_back(" ");
+  for (std::size_t i = chars_.size(); i-- > 1;)
+    if (chars_[i] == " ") {
+      space_ = int(i);
+      break;
+    }
 }
 
 Charset Charset::load(const std::filesystem::path& dict_path, bool use_space_char) {
@@ -100,7 +106,7 @@ const std::string& Charset::at(std::size_t i) const {
   return chars_[i];
 }
 
-DecodedText ctc_greedy_decode(const float* probs, int timesteps, int classes, const Charset& charset) {
+CtcAlignment ctc_greedy_align(const float* probs, int timesteps, int classes, const Charset& charset) {
   SKIFF_CHECK(timesteps >= 0, "ocr::ctc_greedy_decode: expected timesteps >= 0, got {}", timesteps);
   SKIFF_CHECK_SHAPE(classes > 0 && std::size_t(classes) == charset.size(),
                     "ocr::ctc_greedy_decode: the recognizer outputs {} classes but the charset has {} "
@@ -108,22 +114,85 @@ DecodedText ctc_greedy_decode(const float* probs, int timesteps, int classes, co
                     "trained with",
                     classes, charset.size());
   SKIFF_CHECK(probs != nullptr || timesteps == 0, "ocr::ctc_greedy_decode: expected probabilities, got a null pointer");
-  DecodedText out;
-  std::vector<float> kept;
+  CtcAlignment out;
+  out.timesteps = timesteps;
+  if (charset.space() >= 0) out.space_probs.resize(std::size_t(timesteps));
   int prev = -1;
   for (int t = 0; t < timesteps; ++t) {
     const float* row = probs + std::size_t(t) * std::size_t(classes);
     int best = 0;
     for (int c = 1; c < classes; ++c)
       if (row[c] > row[best]) best = c;
-    if (best != prev && best != int(Charset::blank())) {
-      out.text += charset.at(std::size_t(best));
-      kept.push_back(row[best]);
-    }
+    if (best != prev && best != int(Charset::blank())) out.chars.push_back(CtcChar{best, t, t, row[best]});
+    else if (best == prev && best != int(Charset::blank())) out.chars.back().last = t;
+    if (charset.space() >= 0) out.space_probs[std::size_t(t)] = row[charset.space()];
     prev = best;
   }
+  return out;
+}
+
+namespace {
+
+// A printable ASCII character other than the space: letters, digits, punctuation.
+// Word spaces are only restored between two of these; Chinese is set without spaces.
+bool is_ascii_glyph(const std::string& s) { return s.size() == 1 && s[0] > ' ' && s[0] <= '~'; }
+
+std::string text_with_word_spaces(const CtcAlignment& a, const Charset& charset, const WordSpaceParams& params) {
+  const std::size_t n = a.chars.size();
+  std::vector<bool> ascii(n);
+  for (std::size_t i = 0; i < n; ++i) ascii[i] = is_ascii_glyph(charset.at(std::size_t(a.chars[i].cls)));
+  // The line's character pitch: the median distance, in timesteps, between the starts of
+  // consecutive ASCII characters. Most neighbours are letters of one word, so a word gap
+  // (a letter plus a space) stands out as a distance well above it.
+  std::vector<int> pitches;
+  for (std::size_t i = 1; i < n; ++i)
+    if (ascii[i - 1] && ascii[i]) pitches.push_back(a.chars[i].first - a.chars[i - 1].first);
+  float pitch = 0;
+  if (!pitches.empty()) {
+    std::sort(pitches.begin(), pitches.end());
+    const std::size_t m = pitches.size() / 2;
+    pitch = pitches.size() % 2 ? float(pitches[m]) : 0.5f * float(pitches[m - 1] + pitches[m]);
+  }
+  std::string text;
+  for (std::size_t i = 0; i < n; ++i) {
+    const CtcChar& c = a.chars[i];
+    if (i > 0 && ascii[i - 1] && ascii[i]) {
+      const CtcChar& p = a.chars[i - 1];
+      // The space class's strongest step inside the blank run between the two characters:
+      // the recognizer saw a space there even when the blank won the argmax.
+      float space_prob = 0;
+      const int gap_end = std::min(c.first, int(a.space_probs.size()));  // none without a space class
+      for (int t = std::max(p.last + 1, 0); t < gap_end; ++t)
+        space_prob = std::max(space_prob, a.space_probs[std::size_t(t)]);
+      // A gap much wider than the letters' pitch backs weaker evidence: table columns and
+      // letter-spaced headings, where the space class is less sure of itself.
+      const int dist = c.first - p.first;
+      const bool wide = pitch > 0 && dist >= params.min_gap_steps && float(dist) >= params.min_pitch_ratio * pitch;
+      if (space_prob >= params.min_space_prob || (wide && space_prob >= params.weak_space_prob)) text += ' ';
+    }
+    text += charset.at(std::size_t(c.cls));
+  }
+  return text;
+}
+
+}  // namespace
+
+DecodedText ctc_text(const CtcAlignment& a, const Charset& charset, const std::optional<WordSpaceParams>& word_spaces) {
+  DecodedText out;
+  if (word_spaces) {
+    out.text = text_with_word_spaces(a, charset, *word_spaces);
+  } else {
+    for (const auto& c : a.chars) out.text += charset.at(std::size_t(c.cls));
+  }
+  std::vector<float> kept;
+  kept.reserve(a.chars.size());
+  for (const auto& c : a.chars) kept.push_back(c.prob);
   if (!kept.empty()) out.score = pairwise_sum(kept.data(), kept.size()) / float(kept.size());
   return out;
+}
+
+DecodedText ctc_greedy_decode(const float* probs, int timesteps, int classes, const Charset& charset) {
+  return ctc_text(ctc_greedy_align(probs, timesteps, classes, charset), charset);
 }
 
 }  // namespace skiff::ocr

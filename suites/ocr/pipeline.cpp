@@ -151,8 +151,8 @@ std::vector<int> Pipeline::classify(std::vector<cv::Mat>& crops) const {
   return angles;
 }
 
-std::vector<DecodedText> Pipeline::recognize(const std::vector<cv::Mat>& crops) const {
-  std::vector<DecodedText> texts(crops.size());
+std::vector<CtcAlignment> Pipeline::align_lines(const std::vector<cv::Mat>& crops) const {
+  std::vector<CtcAlignment> paths(crops.size());
   std::vector<size_t> order = sort_by_aspect_ratio(crops);
   std::vector<float> input;
   for (size_t begin = 0; begin < order.size(); begin += size_t(config_.rec_batch)) {
@@ -168,10 +168,10 @@ std::vector<DecodedText> Pipeline::recognize(const std::vector<cv::Mat>& crops) 
     Tensor p = probs.is_contiguous() ? probs : skiff::detail::contiguous_copy(probs);
     const int64_t steps = p.size(1), classes = p.size(2);
     for (size_t i = begin; i < end; ++i)
-      texts[order[i]] = ctc_greedy_decode(p.data<float>() + int64_t(i - begin) * steps * classes, int(steps),
-                                          int(classes), *charset_);
+      paths[order[i]] = ctc_greedy_align(p.data<float>() + int64_t(i - begin) * steps * classes, int(steps),
+                                         int(classes), *charset_);
   }
-  return texts;
+  return paths;
 }
 
 OcrResult Pipeline::run(const cv::Mat& image) const {
@@ -199,7 +199,10 @@ OcrResult Pipeline::run(const cv::Mat& image) const {
   std::vector<DecodedText> texts;
   if (!crops.empty()) {
     t0 = Clock::now();
-    texts = recognize(crops);
+    std::vector<CtcAlignment> paths = align_lines(crops);
+    std::optional<WordSpaceParams> spaces;
+    if (config_.restore_word_spaces) spaces = config_.word_spaces;
+    for (const auto& path : paths) texts.push_back(ctc_text(path, *charset_, spaces));
     result.timings.rec_ms = ms_since(t0);
   }
 

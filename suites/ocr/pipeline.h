@@ -50,6 +50,10 @@ struct PipelineConfig {
   float cls_thresh = 0.9f;         ///< turn a line only when the classifier is this sure
   int rec_batch = 6;               ///< recognizer batch size (PaddleOCR rec_batch_num)
   int cls_batch = 6;               ///< classifier batch size (PaddleOCR cls_batch_num)
+  /// Put back the spaces between Latin words that the recognizer drops (ctc_text(),
+  /// WordSpaceParams); false gives PaddleOCR's text exactly. Chinese text is never changed.
+  bool restore_word_spaces = true;
+  WordSpaceParams word_spaces;
 };
 
 /// One recognised text line.
@@ -85,13 +89,17 @@ class Pipeline {
   /// an empty result. \throws ValueError for an empty image or an unsupported pixel type.
   OcrResult run(const cv::Mat& image) const;
 
+  /// Recognition alone: the greedy CTC path of each upright text-line image, as run()
+  /// reads its crops (same resizing, batching and model; no detection, no orientation
+  /// classifier). ctc_text() turns a path into text; tools that study the decoding use it.
+  std::vector<CtcAlignment> align_lines(const std::vector<cv::Mat>& crops) const;
+
   const PipelineConfig& config() const { return config_; }
   const Charset& charset() const { return *charset_; }
 
  private:
   std::vector<TextBox> detect(const cv::Mat& bgr) const;
   std::vector<int> classify(std::vector<cv::Mat>& crops) const;
-  std::vector<DecodedText> recognize(const std::vector<cv::Mat>& crops) const;
 
   PipelineConfig config_;
   std::unique_ptr<engine::Predictor> det_, rec_, cls_;

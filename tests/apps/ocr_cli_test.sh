@@ -12,6 +12,16 @@ check "sample: exit 0" test "$rc" -eq 0
 check "sample: total line" grep -qx '合计：109.70元' "$TMP/out.txt"
 check "sample: English line" grep -qx 'Thank you for shopping with us!' "$TMP/out.txt"
 check "sample: 13 lines" test "$(wc -l <"$TMP/out.txt")" -eq 13
+check "sample: word spaces restored" grep -qx 'FRESH TIME MART' "$TMP/out.txt"
+"$SKIFF" ocr "$SAMPLE" --restore_spaces false >"$TMP/plain.txt" 2>/dev/null; rc=$?
+check "restore_spaces false: exit 0" test "$rc" -eq 0
+check "restore_spaces false: PaddleOCR's text" grep -qx 'FRESHTIMEMART' "$TMP/plain.txt"
+check "restore_spaces: Chinese lines unchanged" diff <(grep -vP '[A-Za-z0-9]' "$TMP/out.txt") \
+  <(grep -vP '[A-Za-z0-9]' "$TMP/plain.txt")
+check "restore_spaces: same characters" diff <(tr -d ' ' <"$TMP/out.txt") <(tr -d ' ' <"$TMP/plain.txt")
+"$SKIFF" ocr "$SAMPLE" --restore_spaces maybe >/dev/null 2>"$TMP/err_rs.txt"; rc=$?
+check "restore_spaces maybe: non-zero exit" test "$rc" -ne 0
+check "restore_spaces maybe: flag named" grep -q -- "--restore_spaces" "$TMP/err_rs.txt"
 
 printf 'not an image' >"$TMP/corrupt.png"
 : >"$TMP/empty.jpg"

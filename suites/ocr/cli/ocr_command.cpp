@@ -28,6 +28,7 @@ struct OcrOptions {
   bool json = false;
   std::string save_path;
   std::string use_orientation = "true";
+  std::string restore_spaces = "true";
   int threads = 0;
   ocr::PipelineConfig config;
 };
@@ -109,6 +110,7 @@ bool parse_bool(const std::string& flag, const std::string& v) {
 int run_ocr(OcrOptions& o) {
   if (o.threads > 0) set_num_threads(o.threads);
   o.config.use_textline_orientation = parse_bool("--use_textline_orientation", o.use_orientation);
+  o.config.restore_word_spaces = parse_bool("--restore_spaces", o.restore_spaces);
   std::vector<std::string> files = data::expand_image_inputs(o.inputs, "skiff ocr");
   SKIFF_CHECK(!files.empty(), "ocr: no input images");
   ocr::Pipeline pipeline(o.config);
@@ -198,6 +200,10 @@ void add_ocr_command(CLI::App& app) {
                   "Recognizer character dictionary (default: the recognizer's ppocr_keys_v1.txt)");
   ocr->add_option("--use_textline_orientation,--use-textline-orientation", o->use_orientation,
                   "Turn upside-down lines before reading them (true/false)")->capture_default_str();
+  ocr->add_option("--restore_spaces,--restore-spaces", o->restore_spaces,
+                  "Put back the spaces between Latin words that the recognizer drops, e.g. FRESHTIMEMART -> "
+                  "FRESH TIME MART (true/false; false gives PaddleOCR's text; Chinese is never changed)")
+      ->capture_default_str();
   ocr->add_option("--text_det_limit_side_len,--text-det-limit-side-len", c.det.limit_side_len,
                   "Longest image side given to the detector")->capture_default_str()->check(CLI::PositiveNumber);
   ocr->add_option("--text_det_thresh,--text-det-thresh", c.db.thresh, "Detector pixel threshold")

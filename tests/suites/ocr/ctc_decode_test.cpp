@@ -148,5 +148,97 @@ TEST(CtcDecodeTest, ClassCountMismatchNamesBothNumbers) {
   EXPECT_THROW(ctc_greedy_decode(nullptr, 3, 5, cs), ValueError);
 }
 
+// Word spaces (WordSpaceParams): a 6-class charset {blank, a, b, 中, 国, space}. Each step
+// is the argmax class at 0.9 with, on blank steps, the given probability of the space
+// class; the rest of the mass is spread over the other classes.
+constexpr int kW = 6, kSpace = 5;
+const Charset& word_charset() {
+  static const Charset cs({"a", "b", "\xE4\xB8\xAD", "\xE5\x9B\xBD"});  // a b 中 国, then space
+  return cs;
+}
+std::vector<float> word_rows(const std::vector<int>& best, const std::vector<float>& space) {
+  std::vector<float> out;
+  for (std::size_t t = 0; t < best.size(); ++t) {
+    const float sp = best[t] == kSpace ? 0.9f : space[t];
+    const float rest = (1.0f - 0.9f - (best[t] == kSpace ? 0.0f : sp)) / float(kW - 2);
+    for (int c = 0; c < kW; ++c) out.push_back(c == best[t] ? 0.9f : c == kSpace ? sp : rest);
+  }
+  return out;
+}
+std::string with_spaces(const std::vector<int>& best, const std::vector<float>& space) {
+  const auto probs = word_rows(best, space);
+  const CtcAlignment a = ctc_greedy_align(probs.data(), int(best.size()), kW, word_charset());
+  const DecodedText greedy = ctc_greedy_decode(probs.data(), int(best.size()), kW, word_charset());
+  EXPECT_EQ(ctc_text(a, word_charset()).text, greedy.text);
+  return ctc_text(a, word_charset(), WordSpaceParams{}).text;
+}
+
+TEST(CtcWordSpacesTest, AlignmentRecordsEachCharactersRunAndTheSpaceClass) {
+  // a a _ b _ _ a: runs [0, 1], [3, 3], [6, 6].
+  const auto probs = word_rows({1, 1, 0, 2, 0, 0, 1}, {0, 0, 0.2f, 0, 0, 0.03f, 0});
+  const CtcAlignment a = ctc_greedy_align(probs.data(), 7, kW, word_charset());
+  ASSERT_EQ(a.chars.size(), 3u);
+  EXPECT_EQ(a.chars[0].cls, 1);
+  EXPECT_EQ(a.chars[0].first, 0);
+  EXPECT_EQ(a.chars[0].last, 1);
+  EXPECT_EQ(a.chars[1].first, 3);
+  EXPECT_EQ(a.chars[2].last, 6);
+  EXPECT_EQ(word_charset().space(), kSpace);
+  ASSERT_EQ(a.space_probs.size(), 7u);
+  EXPECT_FLOAT_EQ(a.space_probs[2], 0.2f);
+  EXPECT_EQ(Charset({"a"}, false).space(), -1);
+}
+
+TEST(CtcWordSpacesTest, SpaceClassEvidenceInTheBlankGapGivesASpace) {
+  // a _ b: the blank won the gap, but the space class has 0.05 there.
+  EXPECT_EQ(with_spaces({1, 0, 2}, {0, 0.05f, 0}), "a b");
+  // Below min_space_prob at a gap no wider than the others: no space.
+  EXPECT_EQ(with_spaces({1, 0, 2}, {0, 0.005f, 0}), "ab");
+}
+
+TEST(CtcWordSpacesTest, WideBlankGapGivesASpaceNarrowOneDoesNot) {
+  // Pitch 2 (a _ b _ a _); the last gap is 5 steps, 2.5 times the pitch. With weak
+  // space evidence (0.003, below min_space_prob) the wide gap gets a space...
+  const std::vector<int> wide = {1, 0, 2, 0, 1, 0, 0, 0, 0, 2};
+  const std::vector<float> weak = {0, 0, 0, 0, 0, 0, 0.003f, 0, 0, 0};
+  EXPECT_EQ(with_spaces(wide, weak), "aba b");
+  // ...the same evidence in a gap of the usual width does not...
+  EXPECT_EQ(with_spaces({1, 0, 2, 0, 1, 0, 2}, {0, 0, 0, 0, 0, 0.003f, 0}), "abab");
+  // ...and width without any space evidence does not either.
+  EXPECT_EQ(with_spaces(wide, std::vector<float>(10, 0.0f)), "abab");
+}
+
+TEST(CtcWordSpacesTest, NeverNextToCjkCharacters) {
+  // 中 _ _ _ _ a, a _ _ _ _ 国, 中 _ _ _ _ 国: wide gaps with strong space evidence.
+  const std::vector<float> strong = {0, 0.3f, 0.3f, 0.3f, 0.3f, 0};
+  EXPECT_EQ(with_spaces({3, 0, 0, 0, 0, 1}, strong), "\xE4\xB8\xAD" "a");
+  EXPECT_EQ(with_spaces({1, 0, 0, 0, 0, 4}, strong), "a\xE5\x9B\xBD");
+  EXPECT_EQ(with_spaces({3, 0, 0, 0, 0, 4}, strong), "\xE4\xB8\xAD\xE5\x9B\xBD");
+  // In a mixed line only the Latin pair gets one: 中 a _ b.
+  EXPECT_EQ(with_spaces({3, 1, 0, 2}, {0, 0, 0.3f, 0}), "\xE4\xB8\xAD" "a b");
+}
+
+TEST(CtcWordSpacesTest, ExistingSpacesAreNotDoubled) {
+  // a _ ' ' _ b with space evidence on the blanks beside the decoded space.
+  EXPECT_EQ(with_spaces({1, 0, kSpace, 0, 2}, {0, 0.3f, 0, 0.3f, 0}), "a b");
+  EXPECT_EQ(with_spaces({1, kSpace, kSpace, 2}, {0, 0, 0, 0}), "a b");
+}
+
+TEST(CtcWordSpacesTest, ScoreIsTheGreedyScore) {
+  const auto probs = word_rows({1, 0, 2, 0, 0, 1}, {0, 0.3f, 0, 0.3f, 0.3f, 0});
+  const CtcAlignment a = ctc_greedy_align(probs.data(), 6, kW, word_charset());
+  const DecodedText plain = ctc_greedy_decode(probs.data(), 6, kW, word_charset());
+  const DecodedText spaced = ctc_text(a, word_charset(), WordSpaceParams{});
+  EXPECT_EQ(spaced.text, "a b a");
+  EXPECT_EQ(spaced.score, plain.score);
+}
+
+TEST(CtcWordSpacesTest, NoSpaceClassNoRestoredSpaces) {
+  const Charset cs({"a", "b"}, false);
+  // a _ b with every other class at 0.05: nothing says "space".
+  const std::vector<float> probs = {0.9f, 0.05f, 0.05f, 0.05f, 0.9f, 0.05f, 0.05f, 0.05f, 0.9f};
+  EXPECT_EQ(ctc_text(ctc_greedy_align(probs.data(), 3, 3, cs), cs, WordSpaceParams{}).text, "ab");
+}
+
 }  // namespace
 }  // namespace skiff::ocr

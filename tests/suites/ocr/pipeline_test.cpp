@@ -84,6 +84,24 @@ TEST(OcrPipeline, ReadsTheBundledSample) {
   EXPECT_EQ(r.lines[r.lines.size() - 2].text, "Thank you for shopping with us!");
 }
 
+TEST(OcrPipeline, RestoresWordSpacesOnlyBetweenLatinCharacters) {
+  cv::Mat img = read_image(std::string(SKIFF_SOURCE_DIR) + "/assets/samples/ocr_sample.png");
+  OcrResult spaced = pipeline().run(img);
+  PipelineConfig config;
+  config.restore_word_spaces = false;
+  OcrResult plain = Pipeline(config).run(img);
+  ASSERT_EQ(spaced.lines.size(), plain.lines.size());
+  // The recognizer's greedy path reads the letter-spaced heading without its spaces.
+  EXPECT_EQ(plain.lines[1].text, "FRESHTIMEMART");
+  EXPECT_EQ(spaced.lines[1].text, "FRESH TIME MART");
+  for (size_t i = 0; i < plain.lines.size(); ++i) {
+    EXPECT_EQ(chars_no_space(spaced.lines[i].text), chars_no_space(plain.lines[i].text)) << plain.lines[i].text;
+    EXPECT_EQ(spaced.lines[i].score, plain.lines[i].score);
+  }
+  // Chinese text gets no spaces: the store name, the address and the thank-you line are unchanged.
+  for (size_t i : {size_t(0), size_t(2), plain.lines.size() - 1}) EXPECT_EQ(spaced.lines[i].text, plain.lines[i].text);
+}
+
 TEST(OcrPipeline, SyntheticImagesReachCharacterAccuracy) {
   SynthOptions opt;  // ±5° rotation, 15% upside-down lines, noise, gradients, dark backgrounds
   size_t errors = 0, total = 0, upside_down = 0, lines = 0, found_exact = 0;

@@ -4,7 +4,9 @@
 # synth`) plus assets/samples/ocr_sample.png, orientation classifier on, same
 # models, 1 thread each. Lines are matched by box (IoU >= 0.5, or each box holds
 # the other's centre); prints the number of lines, how many read identically, the
-# ratio and how well the detection boxes agree.
+# ratio and how well the detection boxes agree. skiff runs with --restore_spaces
+# false: its word-space restoration (docs/ocr.md#word-spaces) is a step PaddleOCR
+# does not have, and this test checks that the steps both have give the same text.
 #
 # The synthetic images are JPEGs, and the two sides decode JPEG differently
 # (skiff: OpenCV/libjpeg-turbo, fancy chroma upsampling, ISLOW IDCT; the Node
@@ -67,7 +69,7 @@ PNGS=("$TMP"/png/img_*.png)
 # run_both TAG IMAGE...: both pipelines side by side, one thread each.
 run_both() {
   local tag="$1"; shift
-  "$SKIFF" ocr "$@" --json --threads 1 --use_textline_orientation true >"$TMP/skiff_$tag.jsonl" 2>"$TMP/skiff_$tag.err" &
+  "$SKIFF" ocr "$@" --json --threads 1 --use_textline_orientation true --restore_spaces false >"$TMP/skiff_$tag.jsonl" 2>"$TMP/skiff_$tag.err" &
   local pid=$!
   node "$HERE/ocr_pipeline.mjs" "$@" --json --threads 1 --use_textline_orientation true \
     --det "$DET" --rec "$REC" --cls "$CLS" --dict "$DICT" >"$TMP/ort_$tag.jsonl" 2>"$TMP/ort_$tag.err" || {
