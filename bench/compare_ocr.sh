@@ -9,7 +9,12 @@
 #                                           SYNTH synthetic images (skiff ocr synth)
 #   env: THREADS (1,2), REPEAT (5 timed runs per image), WARMUP (1), COLD (3 cold
 #        starts per side and thread count), SYNTH (5), SEED (7),
-#        SKIFF_BIN (build/bin/skiff)
+#        SKIFF_BIN (build/bin/skiff), WHOLE (1: also the whole-process table)
+# Whole process: one `skiff ocr IMAGES --json` process against one ocr_pipeline.mjs
+# process over the same images (models cached), each run once per thread count:
+# wall, user and system CPU seconds and peak RSS (getrusage of the child), as a
+# user running a folder sees them. The peer runs with the fair-peer environment
+# (bench/peer_env.sh).
 # Stage boundaries differ slightly: skiff's det includes DB post-processing and
 # box sorting (its post is cropping only), ORT's post holds them; compare
 # det+post. Synthetic images are JPEGs: skiff decodes with libjpeg-turbo (OpenCV),
@@ -60,6 +65,20 @@ cold() {
 }
 
 touch "$OUT/cold.tsv"
+# whole TAG THREADS CMD...: one run of CMD; appends TAG, threads, wall s, user s, sys s, peak RSS MB.
+whole() {
+  local tag="$1" t="$2"; shift 2
+  python3 - "$tag" "$t" "$@" >> "$OUT/whole.tsv" <<'PY'
+import resource, subprocess, sys, time
+tag, t, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+t0 = time.monotonic()
+subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+wall = time.monotonic() - t0
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{tag}\t{t}\t{wall:.2f}\t{r.ru_utime:.2f}\t{r.ru_stime:.2f}\t{r.ru_maxrss / 1024:.0f}")
+PY
+}
+touch "$OUT/whole.tsv"
 uptime >&2
 for t in ${THREADS//,/ }; do
   echo "compare_ocr: skiff, $t thread(s), ${#IMAGES[@]} images x $REPEAT runs" >&2
@@ -68,6 +87,12 @@ for t in ${THREADS//,/ }; do
   echo "compare_ocr: ONNX Runtime, $t thread(s)" >&2
   node tests/tools/ort/ocr_pipeline.mjs "${IMAGES[@]}" "${ORT_ARGS[@]}" --threads "$t" --bench "$REPEAT" \
     --warmup "$WARMUP" --json >> "$OUT/ort.jsonl" || die "ocr_pipeline.mjs --bench failed ($t threads)"
+  if [ "${WHOLE:-1}" = 1 ]; then
+    echo "compare_ocr: whole process, $t thread(s)" >&2
+    whole skiff "$t" "$SKIFF_BIN" ocr "${IMAGES[@]}" --json --threads "$t"
+    whole ort "$t" env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE node tests/tools/ort/ocr_pipeline.mjs "${IMAGES[@]}" \
+      "${ORT_ARGS[@]}" --threads "$t" --json
+  fi
   if [ "$COLD" -gt 0 ]; then
     echo "compare_ocr: cold starts, $t thread(s)" >&2
     cold skiff "$t" "$SKIFF_BIN" ocr "${IMAGES[0]}" --threads "$t"
@@ -75,6 +100,16 @@ for t in ${THREADS//,/ }; do
   fi
 done
 uptime >&2
+
+if [ -s "$OUT/whole.tsv" ]; then
+  echo "whole process over ${#IMAGES[@]} images (one run each; CPU seconds from getrusage)"
+  printf '%-8s%4s%9s%9s%9s%10s%10s\n' side thr wall_s user_s sys_s sys_% rss_MB
+  awk -F'\t' '{printf "%-8s%4s%9s%9s%9s%9.1f%%%10s\n", $1, $2, $3, $4, $5, 100 * $5 / $3, $6}' "$OUT/whole.tsv"
+  awk -F'\t' '{w[$1 FS $2] = $3; r[$1 FS $2] = $6; t[$2] = 1}
+    END {for (k in t) if ((("ort" FS k) in w) && (("skiff" FS k) in w))
+      printf "threads %s: wall skiff/ORT %.2f, peak RSS skiff/ORT %.2f\n", k, w["skiff" FS k] / w["ort" FS k], r["skiff" FS k] / r["ort" FS k]}' "$OUT/whole.tsv"
+  echo
+fi
 
 node - "$OUT/skiff.jsonl" "$OUT/ort.jsonl" "$OUT/cold.tsv" "${IMAGES[0]}" <<'JS'
 const fs = require('fs');
