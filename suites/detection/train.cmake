@@ -1,0 +1,5 @@
+# Training: the PicoDet-class model, the task-aligned assigner and the GFL losses.
+list(APPEND SKIFF_DETECTION_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/train/assigner.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/train/gfl_loss.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/train/picodet.cpp)
