@@ -8,6 +8,9 @@
 //           dropout 0.1, seq 128, batch 8, vocab 8000, causal mask, tied nothing
 //   resnet8 ResNet-8-style CNN: conv-bn-relu 16, three basic blocks (16, 32/2, 64/2),
 //           global average pool, linear 10; x [128, 3, 32, 32]
+//   picodet the detection suite's PicoDet-class model (LCNet x0.35, LCPAN 64,
+//           PicoHeadV2 with 2 convs, reg_max 7, 8 classes) on x [16, 3, 320, 320]
+//           with 3 boxes per image: task-aligned assignment, VFL + GIoU + DFL
 // Timing: `--warmup` steps, then the median of at least `--reps` steps (and at
 // least --min-time seconds).
 //
@@ -29,6 +32,8 @@
 #include "framework/nn/nn.h"
 #include "framework/ops/ops.h"
 #include "framework/optim/optimizers.h"
+#include "suites/detection/train/gfl_loss.h"
+#include "suites/detection/train/picodet.h"
 
 namespace skiff::bench {
 namespace {
@@ -221,6 +226,27 @@ std::vector<Case> cases() {
          Tensor x = randn({128, 3, 32, 32});
          Tensor y = randint(0, 10, {128});
          return train_step(m, [=] { return cross_entropy((*m)(x), y); });
+       }},
+      {"picodet",
+       [] {
+         using namespace skiff::detection;
+         auto m = std::make_shared<PicoDet>(PicoDetOptions{.num_classes = 8});
+         Tensor x = randn({16, 3, 320, 320});
+         // Three boxes per image, sizes 24..152 px, at fixed pseudo-random places.
+         std::vector<GroundTruth> truth(16);
+         for (int i = 0; i < 16; ++i)
+           for (int k = 0; k < 3; ++k) {
+             const float w = float(24 + (i * 37 + k * 53) % 129), h = float(24 + (i * 59 + k * 31) % 129);
+             const float x0 = float((i * 71 + k * 97) % int(320 - w)), y0 = float((i * 43 + k * 89) % int(320 - h));
+             truth[size_t(i)].boxes.push_back(Box{x0, y0, x0 + w, y0 + h});
+             truth[size_t(i)].labels.push_back((i + k) % 8);
+           }
+         auto anchors = std::make_shared<AnchorPoints>();
+         return train_step(m, [=] {
+           DenseOutputs d = m->dense(x);
+           if (anchors->size() == 0) *anchors = anchor_points(d.level_heights, d.level_widths, picodet_strides());
+           return gfl_loss(d, *anchors, truth, m->options().reg_max).total;
+         });
        }},
   };
 }

@@ -70,6 +70,7 @@ SKIFF_REGISTER_LOWERING(floor, unary("Floor"));
 SKIFF_REGISTER_LOWERING(ceil, unary("Ceil"));
 SKIFF_REGISTER_LOWERING(round, unary("Round"));
 SKIFF_REGISTER_LOWERING(relu, unary("Relu"));
+SKIFF_REGISTER_LOWERING(hardswish, unary("HardSwish"));
 SKIFF_REGISTER_LOWERING(logical_not, unary("Not"));
 SKIFF_REGISTER_LOWERING(rsqrt, lower_rsqrt);
 SKIFF_REGISTER_LOWERING(square, lower_square);
@@ -96,5 +97,6 @@ SKIFF_REGISTER_LOWERING(logical_xor, broadcasting("Xor"));
 SKIFF_REGISTER_LOWERING(where, broadcasting("Where"));
 
 SKIFF_NOT_EXPORTABLE(relu_backward, "'relu_backward' is the gradient of relu; export traces inference");
+SKIFF_NOT_EXPORTABLE(hardswish_backward, "'hardswish_backward' is the gradient of hardswish; export traces inference");
 
 }  // namespace skiff::graph

@@ -70,6 +70,20 @@ std::vector<Tensor> clamp_bw(BackwardContext& c) {
   return {where(inside, g(c), zeros({}, g(c).dtype()))};
 }
 
+// hardswish(x) = x * relu6(x + 3) / 6 is one op (not its four-op composite) so
+// training a MobileNet-family network keeps one activation tensor per layer.
+// Its derivative: 0 below -3, (2x + 3) / 6 on [-3, 3], 1 above.
+Tensor hardswish_backward(const Tensor& grad, const Tensor& x);
+std::vector<Tensor> hardswish_bw(BackwardContext& c) { return {hardswish_backward(g(c), c.input(0))}; }
+// hardswish_backward(grad, x) is linear in grad; its x-derivative is grad / 3 on (-3, 3).
+std::vector<Tensor> hardswish_backward_bw(BackwardContext& c) {
+  Tensor x = c.input(1);
+  Tensor gg = c.grad();
+  Tensor inside = logical_and(gt(x, -3.0), lt(x, 3.0));
+  return {c.needs_grad(0) ? hardswish_backward(gg, x) : Tensor(),
+          c.needs_grad(1) ? where(inside, mul(mul(gg, c.input(0)), 1.0 / 3.0), zeros({}, gg.dtype())) : Tensor()};
+}
+
 #define SKIFF_UNARY_OP(var, opname, bw, sin_, sout) \
   const OpDef var{.name = opname, .infer = infer_same_as_input, .backward = bw, .save_inputs = sin_, .save_outputs = sout}; \
   SKIFF_REGISTER_OP(var)
@@ -95,6 +109,7 @@ SKIFF_UNARY_OP(kRound, "round", zero_bw, 0, 0);
 SKIFF_UNARY_OP(kRelu, "relu", relu_bw, 0, kOut);
 SKIFF_UNARY_OP(kLeakyRelu, "leaky_relu", leaky_relu_bw, kIn, 0);
 SKIFF_UNARY_OP(kClamp, "clamp", clamp_bw, kIn, 0);
+SKIFF_UNARY_OP(kHardswish, "hardswish", hardswish_bw, kIn, 0);
 #undef SKIFF_UNARY_OP
 // relu_backward(grad, y) = grad where y > 0, else 0: linear in grad, so its own gradient
 // is relu_backward again (and none for y, whose derivative is zero almost everywhere).
@@ -111,6 +126,20 @@ std::vector<TensorMeta> relu_backward_infer(const std::vector<Tensor>& in, const
 const OpDef kReluBackward{
     .name = "relu_backward", .infer = relu_backward_infer, .backward = relu_backward_bw, .save_inputs = 0b10};
 SKIFF_REGISTER_OP(kReluBackward);
+
+std::vector<TensorMeta> hardswish_backward_infer(const std::vector<Tensor>& in, const Attrs&) {
+  SKIFF_CHECK_SHAPE(in[0].shape() == in[1].shape(), "hardswish_backward: grad {} and input {} must have one shape",
+                    in[0].shape(), in[1].shape());
+  SKIFF_CHECK_DTYPE(in[0].dtype() == in[1].dtype(), "hardswish_backward: grad is {}, input is {}",
+                    dtype_name(in[0].dtype()), dtype_name(in[1].dtype()));
+  return {{in[0].shape(), in[0].dtype()}};
+}
+const OpDef kHardswishBackward{.name = "hardswish_backward",
+                               .infer = hardswish_backward_infer,
+                               .backward = hardswish_backward_bw,
+                               .save_inputs = 0b11};
+SKIFF_REGISTER_OP(kHardswishBackward);
+Tensor hardswish_backward(const Tensor& grad, const Tensor& x) { return call_op1(kHardswishBackward, {grad, x}); }
 
 // abs maps complex to real (the others keep the dtype).
 const OpDef kAbs{.name = "abs", .infer = abs_infer, .backward = abs_bw, .save_inputs = kIn};
@@ -165,7 +194,7 @@ Tensor gelu(const Tensor& x0, bool tanh_approximation) {
 }
 Tensor silu(const Tensor& x) { return mul(x, sigmoid(x)); }
 Tensor hardsigmoid(const Tensor& x) { return clamp(add(div(float_input(x), 6.0), 0.5), 0.0, 1.0); }
-Tensor hardswish(const Tensor& x) { return mul(x, hardsigmoid(x)); }
+Tensor hardswish(const Tensor& x) { return unary_float(kHardswish, x); }
 Tensor softplus(const Tensor& x0, double beta, double threshold) {
   Tensor x = float_input(x0);
   Tensor bx = mul(x, beta);

@@ -6,6 +6,7 @@
 #include "framework/core/rng.h"
 #include "framework/core/error.h"
 #include "framework/ops/ops.h"
+#include "tests/framework/ops/op_test_utils.h"
 #include "tests/framework/scoped_threads.h"
 
 namespace skiff {
@@ -190,4 +191,24 @@ TEST(ElementwiseTest, ReluBackwardPassesGradWhereOutputIsPositive) {
   EXPECT_THROW(relu_backward(zeros({3}), zeros({3}, DType::Float64)), TypeError);
 }
 
+}  // namespace skiff
+
+namespace skiff {
+// hardswish is one op with a fused backward: its gradient is 0 below -3,
+// (2x + 3) / 6 on [-3, 3] and 1 above; first and second derivatives match
+// finite differences away from the kinks.
+TEST(ElementwiseTest, HardswishGradientIsPiecewise) {
+  Tensor x = from_vector(std::vector<double>{-5, -3.5, -2, -0.5, 0, 1.5, 2.5, 4}, Shape{8}).set_requires_grad();
+  Tensor gx = autograd::grad({sum(hardswish(x))}, {x})[0];
+  std::vector<double> want;
+  for (double v : {-5.0, -3.5, -2.0, -0.5, 0.0, 1.5, 2.5, 4.0}) want.push_back(v < -3 ? 0 : v > 3 ? 1 : (2 * v + 3) / 6);
+  std::vector<double> got = gx.to_vector<double>();
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12) << "x = " << x.to_vector<double>()[i];
+  using namespace skiff::testing;
+  Tensor leaf = rand_leaf({3, 5}, 11, -2.9, 2.9);
+  expect_gradcheck([](const std::vector<Tensor>& in) { return hardswish(in[0]); }, {leaf});
+  expect_gradgradcheck([](const std::vector<Tensor>& in) { return hardswish(in[0]); }, {leaf});
+  Tensor outside = rand_leaf({4}, 12, 3.5, 6.0);
+  expect_gradcheck([](const std::vector<Tensor>& in) { return hardswish(neg(in[0])); }, {outside});
+}
 }  // namespace skiff

@@ -1,5 +1,6 @@
 // CPU kernels for unary element-wise ops: one strided pass (loops.h), math from
 // <cmath> in the accumulation type (float for fp16/bf16).
+#include <algorithm>
 #include <cmath>
 
 #include "framework/backends/cpu/loops.h"
@@ -101,6 +102,28 @@ void relu_backward_cpu(const KernelContext& c) {
   });
 }
 SKIFF_REGISTER_KERNEL(relu_backward, CPU, "cpu", kFloatTypes, 0, relu_backward_cpu);
+
+void hardswish_cpu(const KernelContext& c) {
+  visit_floating(c.inputs[0].dtype(), "hardswish", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = acc_t<T>;
+    unary_loop<T, T>(c.outputs[0], c.inputs[0],
+                     [](A x) -> A { return x * std::min(std::max(x + A(3), A(0)), A(6)) * A(1.0 / 6.0); });
+  });
+}
+SKIFF_REGISTER_KERNEL(hardswish, CPU, "cpu", kFloatTypes, 0, hardswish_cpu);
+
+// d hardswish / dx: 0 below -3, (2x + 3) / 6 on [-3, 3], 1 above (PyTorch's convention at the ends).
+void hardswish_backward_cpu(const KernelContext& c) {
+  visit_floating(c.inputs[0].dtype(), "hardswish_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = acc_t<T>;
+    binary_loop<T, T>(c.outputs[0], c.inputs[0], c.inputs[1], [](A g, A x) -> A {
+      return x < A(-3) ? A(0) : x <= A(3) ? g * (x * A(1.0 / 3.0) + A(0.5)) : g;
+    });
+  });
+}
+SKIFF_REGISTER_KERNEL(hardswish_backward, CPU, "cpu", kFloatTypes, 0, hardswish_backward_cpu);
 
 void neg_cpu(const KernelContext& c) {
   visit_numeric(c.inputs[0].dtype(), "neg", [&](auto tag) {
