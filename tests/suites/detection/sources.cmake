@@ -2,6 +2,7 @@
 set(SKIFF_DETECTION_TEST_SOURCES)
 include(${CMAKE_CURRENT_LIST_DIR}/coco.cmake OPTIONAL)
 include(${CMAKE_CURRENT_LIST_DIR}/inference.cmake OPTIONAL)
+include(${CMAKE_CURRENT_LIST_DIR}/synth.cmake OPTIONAL)
 if(SKIFF_DETECTION_TEST_SOURCES)
   skiff_add_test(skiff_detection_test SOURCES ${SKIFF_DETECTION_TEST_SOURCES} DEPS skiff_suite_detection)
   target_compile_definitions(skiff_detection_test PRIVATE SKIFF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
