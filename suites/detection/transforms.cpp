@@ -455,7 +455,9 @@ Key prob_key(std::string name, std::string help) {
   return Key{.name = std::move(name), .type = Type::Number, .help = std::move(help), .min = 0, .max = 1};
 }
 
+// The reader's keys; its transform lists name registered "det transform"s.
 Schema reader_schema() {
+  det_transforms();  // registers them on first use
   return Schema{{Key{.name = "sample_transforms", .type = Type::Components, .kind = "det transform"},
                  Key{.name = "batch_transforms", .type = Type::Components, .kind = "det transform"},
                  Key{.name = "batch_size", .type = Type::Integer, .min = 1},
