@@ -52,7 +52,7 @@ namespace skiff::detection {
 
 /// One image and its ground truth on the way through the transforms.
 struct DetSample {
-  std::string path;   ///< image file (Decode reads it)
+  std::string path;   ///< image file (Decode reads it; with no path, Decode keeps an image already set)
   std::string where;  ///< "annotations.json: images[3]" or similar, for messages
   int64_t image_id = 0;
   cv::Mat image;      ///< HWC BGR: CV_8UC3 from Decode, CV_32FC3 after NormalizeImage
