@@ -18,6 +18,9 @@
 #include "suites/detection/draw.h"
 
 namespace skiff::detection {
+
+void add_det_synth_command(CLI::App& det);  // det_synth_command.cpp
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -103,6 +106,7 @@ void add_det_command(CLI::App& app) {
       "  skiff det photos/ --json                one JSON object per image (PaddleX keys: boxes[].cls_id,\n"
       "                                          label, score, coordinate)\n"
       "  skiff det 'shots/*.png' --save_path out also write out/<name>_res.json and <name>_res_img.png\n"
+      "  skiff det synth data/shapes             a synthetic COCO-format training set (skiff det synth --help)\n"
       "The model is pulled from the zoo on first use (skiff zoo info nanodet-coco); later runs work offline.\n"
       "Exit code: 0 when every image was processed, 2 when some could not be (reported on stderr).");
   det->add_option("inputs", o->inputs, "Image files, directories or glob patterns");
@@ -120,7 +124,9 @@ void add_det_command(CLI::App& app) {
                   "Directory for <name>_res.json and <name>_res_img.<ext> (labelled boxes drawn)");
   det->add_option("--threads", o->threads, "CPU threads (default: SKIFF_NUM_THREADS or all cores)")
       ->check(CLI::PositiveNumber);
-  det->callback([o] {
+  add_det_synth_command(*det);
+  det->callback([o, det] {
+    if (det->got_subcommand("synth")) return;
     if (o->inputs.empty()) throw CLI::CallForHelp();
     int rc = run_det(*o);
     if (rc != 0) throw CLI::RuntimeError(rc);
