@@ -129,11 +129,12 @@ void run_generate(const Options& o) {
       else fmt::print("{}\n", tokenizer.decode(generated[r], true));
     }
   }
+  std::fflush(stdout);  // the text before the stats when both go to one pipe
   size_t n = 0;
   for (const auto& t : out.tokens) n += t.size();
   double s = std::chrono::duration<double>(t1 - t0).count();
   double load_s = std::chrono::duration<double>(t0 - t_load).count();
-  fmt::print(stderr, "{} new tokens in {:.2f} s ({:.1f} tokens/s, model loaded in {:.2f} s); stopped: {}\n", n, s,
+  fmt::print(stderr, "{} new tokens in {:.2f} s ({:.1f} tokens/s; model loaded in {:.3f} s); stopped: {}\n", n, s,
              s > 0 ? double(n) / s : 0.0, load_s, stop_reason_name(out.reasons[0]));
 }
 

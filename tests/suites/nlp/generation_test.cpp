@@ -201,6 +201,10 @@ TEST(StreamerTest, TokenStreamerOnTheFixtureTokenizer) {
   EXPECT_EQ(st2.push(0xA9), "\xC3\xA9");
   TokenStreamer keep(tok, false);
   EXPECT_EQ(keep.push(271), "</s>");
+  // An added token ends a pending character, as decode() does: U+FFFD, then the token.
+  EXPECT_EQ(keep.push(0xC3), "");
+  EXPECT_EQ(keep.push(271), "\xEF\xBF\xBD</s>");
+  EXPECT_EQ(tok.decode(std::vector<int32_t>{0xC3, 271}), "\xEF\xBF\xBD</s>");
 }
 
 }  // namespace

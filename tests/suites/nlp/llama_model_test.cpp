@@ -115,6 +115,26 @@ TEST(LlamaModelTest, KVCacheMatchesFullForward) {
   }
 }
 
+// Positions count real tokens only (HF generate's cumsum(mask) - 1, pads at 1), and the
+// additive mask hides pads and the future. RoPE makes logits invariant to a common shift
+// of positions, so these are checked directly.
+TEST(LlamaModelTest, PositionsAndMaskFromAttentionMask) {
+  Tensor mask = from_vector<int64_t>({0, 0, 1, 1, 1, 1, 1, 1, 1, 1}, {2, 5});
+  EXPECT_EQ(llama_positions(2, 5, 0, mask).to_vector<int64_t>(),
+            (std::vector<int64_t>{1, 1, 0, 1, 2, 0, 1, 2, 3, 4}));
+  EXPECT_EQ(llama_positions(2, 2, 3, mask).to_vector<int64_t>(), (std::vector<int64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(llama_positions(1, 3, 4, Tensor()).to_vector<int64_t>(), (std::vector<int64_t>{4, 5, 6}));
+  // Two new queries after three cached steps, row 0 with two pads: [B, 1, 1, T, S].
+  Tensor bias = llama_attention_bias(2, 3, mask);
+  ASSERT_EQ(bias.shape(), (Shape{2, 1, 1, 2, 5}));
+  std::vector<float> v = bias.to_vector<float>();
+  std::vector<int> allowed;
+  for (float x : v) allowed.push_back(x == 0.0f);
+  EXPECT_EQ(allowed, (std::vector<int>{0, 0, 1, 1, 0, 0, 0, 1, 1, 1,    // row 0: pads hidden, query 0 not the future
+                                       1, 1, 1, 1, 0, 1, 1, 1, 1, 1}));  // row 1
+  for (float x : v) EXPECT_TRUE(std::isfinite(x));
+}
+
 // Query head h reads K/V head h / (H / KV) (HF's repeat_kv): the GQA model equals a
 // plain multi-head model whose K/V projections repeat each K/V head for its group.
 TEST(LlamaModelTest, GroupedQueryHeadsShareKVHeadsInBlocks) {
