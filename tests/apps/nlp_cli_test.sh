@@ -106,6 +106,9 @@ expect 0 gen_batch "$SKIFF" nlp generate -m "$MODEL" -p "the world" -p "hello" -
 expect 0 gen_single "$SKIFF" nlp generate -m "$MODEL" -p "hello" --max_new_tokens 8 --ids
 check "gen: a padded batch row == the prompt alone" test "$(sed -n 2p gen_batch.out)" = "$(cat gen_single.out)"
 check "gen: batch row 1 == greedy alone" test "$(sed -n 1p gen_batch.out | cut -d' ' -f1-8)" = "$(cut -d' ' -f1-8 gen_greedy.out)"
+expect 0 gen_stop "$SKIFF" nlp generate -m "$MODEL" -p "hello world" --stop the
+check "gen_stop: stops at the string, keeping it" test "$(cat gen_stop.out)" = " the"
+check "gen_stop: says why" grep -q "stopped: stop" gen_stop.err
 # 2: bad input, each naming what is wrong.
 mkdir notok && cp "$MODEL"/config.json "$MODEL"/model.safetensors notok/
 expect 2 gen_no_tokenizer "$SKIFF" nlp generate -m notok -p hi

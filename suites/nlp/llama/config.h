@@ -1,8 +1,8 @@
 #pragma once
 /// \file config.h
 /// LlamaConfig: the hyper-parameters of a LLaMA-style decoder, read from a Hugging
-/// Face `config.json` (model_type "llama", and the same layout under "mistral",
-/// "qwen2" is not accepted: only "llama" is read today).
+/// Face `config.json` with model_type "llama" (other model types with a similar layout,
+/// such as "mistral" or "qwen2", are refused today).
 ///
 /// Keys read (HF names): hidden_size, intermediate_size, num_hidden_layers,
 /// num_attention_heads, vocab_size (required); num_key_value_heads (default: heads),
