@@ -12,4 +12,5 @@
 #include "framework/nn/module.h"
 #include "framework/nn/norm.h"
 #include "framework/nn/rnn.h"
+#include "framework/nn/rotary.h"
 #include "framework/nn/transformer.h"

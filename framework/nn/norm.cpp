@@ -1,6 +1,9 @@
 #include "framework/nn/norm.h"
 
 #include "framework/ops/elementwise/binary.h"
+#include "framework/ops/elementwise/unary.h"
+#include "framework/ops/reduce/reduce.h"
+#include "framework/ops/shape/shape_ops.h"
 #include "framework/ops/nn/norm.h"
 #include "framework/ops/op.h"
 
@@ -81,5 +84,22 @@ Tensor GroupNorm::forward(const Tensor& x) {
 std::string GroupNorm::extra_repr() const {
   return fmt::format("{}, {}, eps={}, affine={}", groups_, c_, eps_, weight.defined());
 }
+
+RMSNorm::RMSNorm(int64_t dim, double eps) : dim_(dim), eps_(eps) {
+  SKIFF_CHECK(dim > 0, "RMSNorm: dim must be positive, got {}", dim);
+  SKIFF_CHECK(eps >= 0, "RMSNorm: eps must be >= 0, got {}", eps);
+  weight = register_parameter("weight", ones({dim}));
+}
+
+Tensor RMSNorm::forward(const Tensor& x) {
+  SKIFF_CHECK_SHAPE(x.dim() >= 1 && x.size(-1) == dim_, "RMSNorm: expected input [*, {}], got {}", dim_, x.shape());
+  bool half = x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16;
+  Tensor xf = half ? skiff::to(x, DType::Float32) : x;
+  Tensor y = xf * rsqrt(mean(square(xf), {-1}, true) + eps_);
+  if (half) y = skiff::to(y, x.dtype());
+  return y * weight;
+}
+
+std::string RMSNorm::extra_repr() const { return fmt::format("{}, eps={}", dim_, eps_); }
 
 }  // namespace skiff::nn

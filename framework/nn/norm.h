@@ -1,7 +1,7 @@
 #pragma once
 /// \file norm.h
 /// Normalization layers: BatchNorm1d/2d, LayerNorm, GroupNorm (formulas in
-/// framework/ops/nn/norm.h).
+/// framework/ops/nn/norm.h) and RMSNorm (composite, written with elementwise ops).
 
 #include <string>
 #include <vector>
@@ -99,6 +99,30 @@ class GroupNorm : public Module {
 
  private:
   int64_t groups_, c_;
+  double eps_;
+};
+
+/// Root-mean-square normalization (Zhang & Sennrich 2019), as LLaMA uses it:
+///   y = weight * x / sqrt(mean(x^2 over the last dim) + eps)
+/// x [*, D] -> [*, D]; weight [D] (ones), no bias, no mean subtraction. Half-precision
+/// inputs are normalized in float32 and cast back before the weight multiplies, as
+/// Hugging Face's LlamaRMSNorm does. Composite: differentiable to any order.
+/// \throws ValueError for dim <= 0 or eps < 0; forward throws ShapeError when the last
+/// dim of x is not D.
+class RMSNorm : public Module {
+ public:
+  explicit RMSNorm(int64_t dim, double eps = 1e-6);
+  std::string type_name() const override { return "RMSNorm"; }
+  Tensor forward(const Tensor& x) override;
+  double eps() const { return eps_; }
+
+  Tensor weight;  ///< [D]
+
+ protected:
+  std::string extra_repr() const override;
+
+ private:
+  int64_t dim_;
   double eps_;
 };
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # `skiff nlp tokenize` / `skiff nlp decode` as a user runs them, on a small GPT-2-style
 # tokenizer this script writes (offline): outputs, --ids, --json, stdin, and the exit
-# codes and messages of a bad path, a malformed file and invalid UTF-8.
+# codes and messages of a bad path, a malformed file and invalid UTF-8; then
+# `skiff nlp generate` on the tiny LLaMA fixture of tests/data/llama.
 # Usage: nlp_cli_test.sh SKIFF_BINARY
 set -u
 SKIFF="$(realpath "$1")"
+LLAMA_DATA="$(cd "$(dirname "$0")/../data/llama" && pwd)"
 source "$(dirname "$0")/check.sh"
 cd "$TMP"
 
@@ -76,5 +78,48 @@ check "bad_id: names the id" grep -q "99999" bad_id.err
 mkdir wordpiece && printf '{"model": {"type": "WordPiece", "vocab": {}}}' > wordpiece/tokenizer.json
 expect 3 unsupported "$SKIFF" nlp tokenize -t wordpiece --text hi
 check "unsupported: says what" grep -qF "model type 'WordPiece' is not supported" unsupported.err
+
+# `skiff nlp generate` on the tiny LLaMA fixture (tests/data/llama/tiny: random weights,
+# byte-level tokenizer.json; tests/tools/llama/make_fixture.py writes it).
+MODEL="$LLAMA_DATA/tiny"
+expect 0 gen_help "$SKIFF" nlp generate --help
+check "gen_help: says what the directory holds" grep -q "model.safetensors.index.json" gen_help.out
+check "gen_help: explains decoding" grep -q "greedy by default" gen_help.out
+expect 0 gen_ids "$SKIFF" nlp generate --model "$MODEL" --prompt "hello world" --max_new_tokens 8 --ids
+check "gen_ids: 8 ids" test "$(wc -w < gen_ids.out)" -eq 8
+check "gen_ids: stats on stderr" grep -q "^8 new tokens in .*stopped: length" gen_ids.err
+expect 0 gen_stream "$SKIFF" nlp generate --model "$MODEL" --prompt "hello world" --max_new_tokens 8
+expect 0 gen_nostream "$SKIFF" nlp generate --model "$MODEL" --prompt "hello world" --max_new_tokens 8 --no-stream
+check "gen: streamed text == text printed at the end" cmp gen_stream.out gen_nostream.out
+check "gen: output is valid UTF-8" python3 -c "open('gen_stream.out', encoding='utf-8').read()"
+expect 0 gen_decode "$SKIFF" nlp decode -t "$MODEL" --skip-special $(cat gen_ids.out)
+check "gen: text is the decoded ids" cmp gen_decode.out gen_nostream.out
+expect 0 gen_seed_a "$SKIFF" nlp generate -m "$MODEL" -p "the world" --temperature 1.2 --top_k 50 --top_p 0.95 --seed 3 --ids
+expect 0 gen_seed_b "$SKIFF" nlp generate -m "$MODEL" -p "the world" --temperature 1.2 --top_k 50 --top_p 0.95 --seed 3 --ids
+check "gen: same seed, same sample" cmp gen_seed_a.out gen_seed_b.out
+expect 0 gen_seed_c "$SKIFF" nlp generate -m "$MODEL" -p "the world" --temperature 1.2 --top_k 50 --top_p 0.95 --seed 4 --ids
+check "gen: another seed, another sample" bash -c "! cmp -s gen_seed_a.out gen_seed_c.out"
+expect 0 gen_topk1 "$SKIFF" nlp generate -m "$MODEL" -p "the world" --temperature 0.7 --top_k 1 --seed 9 --ids
+expect 0 gen_greedy "$SKIFF" nlp generate -m "$MODEL" -p "the world" --ids
+check "gen: top_k 1 sampling == greedy" cmp gen_topk1.out gen_greedy.out
+expect 0 gen_batch "$SKIFF" nlp generate -m "$MODEL" -p "the world" -p "hello" --max_new_tokens 8 --ids
+expect 0 gen_single "$SKIFF" nlp generate -m "$MODEL" -p "hello" --max_new_tokens 8 --ids
+check "gen: a padded batch row == the prompt alone" test "$(sed -n 2p gen_batch.out)" = "$(cat gen_single.out)"
+check "gen: batch row 1 == greedy alone" test "$(sed -n 1p gen_batch.out | cut -d' ' -f1-8)" = "$(cut -d' ' -f1-8 gen_greedy.out)"
+expect 0 gen_stop "$SKIFF" nlp generate -m "$MODEL" -p "hello world" --stop the
+check "gen_stop: stops at the string, keeping it" test "$(cat gen_stop.out)" = " the"
+check "gen_stop: says why" grep -q "stopped: stop" gen_stop.err
+# 2: bad input, each naming what is wrong.
+mkdir notok && cp "$MODEL"/config.json "$MODEL"/model.safetensors notok/
+expect 2 gen_no_tokenizer "$SKIFF" nlp generate -m notok -p hi
+check "gen_no_tokenizer: names the file" grep -qF "notok/tokenizer.json is missing" gen_no_tokenizer.err
+expect 2 gen_no_model "$SKIFF" nlp generate -m no/such/dir -p hi
+check "gen_no_model: names the directory" grep -qF "model directory 'no/such/dir' does not exist" gen_no_model.err
+mkdir badcfg && cp "$MODEL"/* badcfg/ && python3 -c "
+import json; c = json.load(open('badcfg/config.json')); del c['hidden_size']; json.dump(c, open('badcfg/config.json', 'w'))"
+expect 2 gen_bad_config "$SKIFF" nlp generate -m badcfg -p hi
+check "gen_bad_config: names file and key" grep -qF "badcfg/config.json: key 'hidden_size': required key is missing" gen_bad_config.err
+expect 2 gen_bad_top_p "$SKIFF" nlp generate -m "$MODEL" -p hi --temperature 1 --top_p 1.5
+check "gen_bad_top_p: names the option" grep -qF "top_p must be in (0, 1]" gen_bad_top_p.err
 
 [ "$fails" -eq 0 ] && echo "all passed" || { echo "$fails failed"; exit 1; }

@@ -1,0 +1,178 @@
+// `skiff nlp generate`: text generation with a LLaMA-style model directory in the
+// Hugging Face layout (suites/nlp/llama/).
+//   skiff nlp generate --model DIR --prompt "Once upon a time" [--max_new_tokens 32] ...
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "framework/cli/command_registry.h"
+#include "framework/core/error.h"
+#include "framework/core/threading.h"
+#include "framework/io/file.h"
+#include "framework/text/bpe_tokenizer.h"
+#include "suites/nlp/llama/generation.h"
+#include "suites/nlp/llama/loader.h"
+#include "suites/nlp/llama/streamer.h"
+
+namespace skiff::nlp {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+struct Options {
+  std::string model;
+  std::vector<std::string> prompts, stops;
+  int64_t max_new_tokens = 32;
+  double temperature = 0.0, top_p = 1.0, repetition_penalty = 1.0;
+  int64_t top_k = 0;
+  uint64_t seed = 0;
+  int threads = 0;
+  bool stream = true, no_bos = false, ids = false;
+};
+
+// The BOS id the tokenizer's post-processor puts in front of a single sequence (Llama 2
+// and 3 do; Qwen and GPT-2 do not), or -1. Read from tokenizer.json's TemplateProcessing.
+int64_t template_bos(const fs::path& tokenizer_json) {
+  json j = json::parse(io::read_file(tokenizer_json), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("post_processor")) return -1;
+  std::vector<const json*> procs{&j["post_processor"]};
+  if (j["post_processor"].is_object() && j["post_processor"].contains("processors"))
+    for (const json& p : j["post_processor"]["processors"]) procs.push_back(&p);
+  for (const json* p : procs) {
+    if (!p->is_object() || p->value("type", "") != "TemplateProcessing") continue;
+    const json& single = (*p)["single"];
+    if (!single.is_array() || single.empty() || !single[0].contains("SpecialToken")) return -1;
+    std::string name = single[0]["SpecialToken"].value("id", "");
+    const json& ids = (*p)["special_tokens"][name]["ids"];
+    if (ids.is_array() && !ids.empty() && ids[0].is_number_integer()) return ids[0].get<int64_t>();
+  }
+  return -1;
+}
+
+void run_generate(const Options& o) {
+  if (o.threads > 0) set_num_threads(o.threads);
+  std::error_code ec;
+  SKIFF_CHECK(fs::is_directory(o.model, ec), "nlp generate: model directory '{}' does not exist", o.model);
+  fs::path dir(o.model), tok_path = dir / "tokenizer.json";
+  SKIFF_CHECK(fs::exists(tok_path, ec),
+              "nlp generate: {} is missing: the model directory needs its tokenizer.json to encode the prompt",
+              tok_path.string());
+  SKIFF_CHECK(!o.prompts.empty(), "nlp generate: --prompt is required");
+  text::BpeTokenizer tokenizer = text::BpeTokenizer::from_tokenizer_json(tok_path);
+  auto t_load = std::chrono::steady_clock::now();
+  std::shared_ptr<LlamaForCausalLM> model = load_llama(dir);
+  const LlamaConfig& cfg = model->config();
+
+  GenerationConfig g;
+  g.max_new_tokens = o.max_new_tokens;
+  g.do_sample = o.temperature > 0;
+  g.temperature = o.temperature > 0 ? o.temperature : 1.0;
+  g.top_k = o.top_k;
+  g.top_p = o.top_p;
+  g.repetition_penalty = o.repetition_penalty;
+  g.seed = o.seed;
+  std::set<int64_t> eos(cfg.eos_token_ids.begin(), cfg.eos_token_ids.end());
+  if (fs::path gc = dir / "generation_config.json"; fs::exists(gc, ec)) {
+    json j = json::parse(io::read_file(gc), nullptr, false);
+    SKIFF_CHECK(!j.is_discarded() && j.is_object(), "nlp generate: {} is not a JSON object", gc.string());
+    if (j.contains("eos_token_id"))
+      for (int64_t id : token_ids_from_json(j["eos_token_id"], gc.string(), "eos_token_id")) eos.insert(id);
+    if (j.contains("pad_token_id") && j["pad_token_id"].is_number_integer()) g.pad_token_id = j["pad_token_id"];
+  }
+  g.eos_token_ids.assign(eos.begin(), eos.end());
+  validate(g);
+
+  int64_t bos = o.no_bos ? -1 : template_bos(tok_path);
+  std::vector<std::vector<int64_t>> prompts;
+  for (const auto& p : o.prompts) {
+    std::vector<int64_t> ids;
+    if (bos >= 0) ids.push_back(bos);
+    for (int32_t id : tokenizer.encode_ids(p)) ids.push_back(id);
+    SKIFF_CHECK(!ids.empty(), "nlp generate: the prompt is empty and the tokenizer adds no BOS token");
+    for (int64_t id : ids)
+      SKIFF_CHECK_INDEX(id < cfg.vocab_size, "nlp generate: prompt token {} is outside the model's vocabulary ({})",
+                        id, cfg.vocab_size);
+    prompts.push_back(std::move(ids));
+  }
+
+  // Stop strings: a row stops once its text contains one (the text keeps it).
+  std::vector<std::vector<int32_t>> generated(prompts.size());
+  bool stream = o.stream && prompts.size() == 1 && !o.ids;
+  TokenStreamer streamer(tokenizer);
+  auto on_token = [&](size_t row, int64_t id) {
+    generated[row].push_back(int32_t(id));
+    if (stream) {
+      std::string piece = streamer.push(int32_t(id));
+      std::fwrite(piece.data(), 1, piece.size(), stdout);
+      std::fflush(stdout);
+    }
+    if (o.stops.empty()) return false;
+    std::string text = tokenizer.decode(generated[row], true);
+    for (const auto& s : o.stops)
+      if (text.find(s) != std::string::npos) return true;
+    return false;
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  GenerationOutput out = generate(*model, prompts, g, on_token);
+  auto t1 = std::chrono::steady_clock::now();
+  if (stream) {
+    std::string rest = streamer.flush();
+    fmt::print("{}\n", rest);
+  } else {
+    for (size_t r = 0; r < prompts.size(); ++r) {
+      if (o.ids) fmt::print("{}\n", fmt::join(out.tokens[r], " "));
+      else fmt::print("{}\n", tokenizer.decode(generated[r], true));
+    }
+  }
+  std::fflush(stdout);  // the text before the stats when both go to one pipe
+  size_t n = 0;
+  for (const auto& t : out.tokens) n += t.size();
+  double s = std::chrono::duration<double>(t1 - t0).count();
+  double load_s = std::chrono::duration<double>(t0 - t_load).count();
+  fmt::print(stderr, "{} new tokens in {:.2f} s ({:.1f} tokens/s; model loaded in {:.3f} s); stopped: {}\n", n, s,
+             s > 0 ? double(n) / s : 0.0, load_s, stop_reason_name(out.reasons[0]));
+}
+
+void add_generate_command(CLI::App& nlp) {
+  auto o = std::make_shared<Options>();
+  auto* gen = nlp.add_subcommand("generate", "Generate text with a LLaMA-style model (Hugging Face layout)");
+  gen->footer(
+      "The model directory holds config.json (model_type \"llama\"), model.safetensors or\n"
+      "model.safetensors.index.json + its shards (F32, F16 or BF16), and tokenizer.json; an optional\n"
+      "generation_config.json adds eos ids. A BOS token is put first when tokenizer.json's\n"
+      "post-processor adds one (--no_bos leaves it out).\n"
+      "Decoding: greedy by default (--temperature 0); --temperature T > 0 samples, after\n"
+      "--top_k and --top_p filtering; --repetition_penalty applies in both modes. Generation stops\n"
+      "at an eos token, a --stop string (kept in the output) or after --max_new_tokens.\n"
+      "Output: the continuation on stdout, streamed as it is decoded (only whole UTF-8 characters\n"
+      "are printed); with several --prompt, one line per prompt once all are done (one batch, left\n"
+      "padded). The token count, speed and stop reason go to stderr.\n"
+      "Example:\n"
+      "  skiff nlp generate --model tests/data/llama/tiny --prompt 'hello world' --max_new_tokens 8");
+  gen->add_option("--model,-m", o->model, "Model directory (config.json, safetensors, tokenizer.json)")->required();
+  gen->add_option("--prompt,-p", o->prompts, "Prompt text; repeat for a batch")->required();
+  gen->add_option("--max_new_tokens,-n", o->max_new_tokens, "Most tokens to generate per prompt (default 32)");
+  gen->add_option("--temperature", o->temperature, "0: greedy (default); > 0: sample with this temperature");
+  gen->add_option("--top_k", o->top_k, "Sample among the k most likely tokens (0: all; sampling only)");
+  gen->add_option("--top_p", o->top_p, "Sample from the smallest set of tokens whose probability reaches p (1: off)");
+  gen->add_option("--repetition_penalty", o->repetition_penalty,
+                  "> 1 discourages tokens already in the text (HF's rule; 1: off)");
+  gen->add_option("--seed", o->seed, "Seed of the sampler: same seed, same output (default 0)");
+  gen->add_option("--stop", o->stops, "Stop when the generated text contains this string; repeatable");
+  gen->add_option("--threads", o->threads, "CPU threads (default: SKIFF_NUM_THREADS or all cores)")
+      ->check(CLI::PositiveNumber);
+  gen->add_flag("--stream,!--no-stream", o->stream, "Print tokens as they are decoded (default; single prompt only)");
+  gen->add_flag("--no_bos", o->no_bos, "Do not put the tokenizer's BOS token before the prompt");
+  gen->add_flag("--ids", o->ids, "Print the generated token ids instead of the text");
+  gen->callback([o] { run_generate(*o); });
+}
+
+}  // namespace
+}  // namespace skiff::nlp
+
+SKIFF_REGISTER_COMMAND("nlp generate", skiff::nlp::add_generate_command);

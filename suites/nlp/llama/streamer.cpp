@@ -1,0 +1,42 @@
+#include "suites/nlp/llama/streamer.h"
+
+#include "framework/text/unicode.h"
+
+namespace skiff::nlp {
+
+std::string Utf8Streamer::push(std::string_view bytes) {
+  pending_.append(bytes);
+  // Hold back a trailing lead byte whose character is not complete yet. Splitting at a
+  // lead byte keeps U+FFFD replacement identical to decoding everything at once: a
+  // WHATWG decoder ends any open sequence at a non-continuation byte.
+  size_t n = pending_.size(), hold = n;
+  for (size_t i = n; i > 0 && n - i < 4; --i) {
+    auto c = uint8_t(pending_[i - 1]);
+    if ((c & 0xC0) == 0x80) continue;  // continuation byte: keep looking for the lead
+    size_t need = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 1;
+    if (need > n - (i - 1)) hold = i - 1;
+    break;
+  }
+  std::string out = text::to_valid_utf8(std::string_view(pending_).substr(0, hold));
+  pending_.erase(0, hold);
+  return out;
+}
+
+std::string Utf8Streamer::flush() {
+  std::string out = text::to_valid_utf8(pending_);
+  pending_.clear();
+  return out;
+}
+
+std::string TokenStreamer::push(int32_t id) {
+  for (const text::AddedToken& t : tokenizer_.config().added_tokens) {
+    if (t.id != id) continue;
+    if (t.special && skip_special_) return {};
+    return utf8_.flush() + t.content;
+  }
+  std::string bytes;
+  tokenizer_.model().append_token_bytes(id, bytes);
+  return utf8_.push(bytes);
+}
+
+}  // namespace skiff::nlp

@@ -1,0 +1,49 @@
+#pragma once
+/// \file streamer.h
+/// Printing generated text as tokens arrive. A byte-level BPE token may end in the
+/// middle of a multi-byte UTF-8 character ("é" = C3 A9 split over two tokens), so the
+/// streamers hold back an incomplete trailing character until the bytes that finish it
+/// arrive, and emit only complete characters. Ill-formed bytes become U+FFFD exactly as
+/// BpeTokenizer::decode() makes them: the concatenation of everything a streamer emits
+/// (flush() included) equals decode() of all the tokens.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "framework/text/bpe_tokenizer.h"
+
+namespace skiff::nlp {
+
+/// Bytes in, complete UTF-8 characters out.
+class Utf8Streamer {
+ public:
+  /// Appends `bytes` and returns the text that is now complete (possibly empty).
+  std::string push(std::string_view bytes);
+  /// Returns what is held back (an unfinished character becomes U+FFFD) and resets.
+  std::string flush();
+  /// Bytes held back (at most 3).
+  size_t pending() const { return pending_.size(); }
+
+ private:
+  std::string pending_;
+};
+
+/// Token ids in, text out, for one sequence.
+class TokenStreamer {
+ public:
+  /// `tokenizer` must outlive the streamer. With skip_special_tokens, special added
+  /// tokens (eos, ...) print nothing.
+  explicit TokenStreamer(const text::BpeTokenizer& tokenizer, bool skip_special_tokens = true)
+      : tokenizer_(tokenizer), skip_special_(skip_special_tokens) {}
+  /// The complete text that token `id` adds. \throws IndexError for an unknown id.
+  std::string push(int32_t id);
+  std::string flush() { return utf8_.flush(); }
+
+ private:
+  const text::BpeTokenizer& tokenizer_;
+  bool skip_special_;
+  Utf8Streamer utf8_;
+};
+
+}  // namespace skiff::nlp
