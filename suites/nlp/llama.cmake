@@ -1,9 +1,12 @@
 # LLaMA-style decoders in the Hugging Face layout (suites/nlp/llama/): config.json,
-# safetensors weights (single or sharded), KV-cache generation, `skiff nlp generate`.
+# safetensors weights (single or sharded), KV-cache generation, `skiff nlp generate`,
+# GGUF export for llama.cpp (`skiff nlp export`).
 list(APPEND SKIFF_NLP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/llama/config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/llama/model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/llama/loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/llama/generation.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/llama/streamer.cpp)
-list(APPEND SKIFF_NLP_CLI_SOURCES ${CMAKE_CURRENT_LIST_DIR}/cli/generate_command.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/llama/streamer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/llama/gguf.cpp)
+list(APPEND SKIFF_NLP_CLI_SOURCES ${CMAKE_CURRENT_LIST_DIR}/cli/generate_command.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cli/export_command.cpp)

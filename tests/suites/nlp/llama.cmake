@@ -4,4 +4,5 @@
 list(APPEND SKIFF_NLP_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/llama_model_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/llama_loader_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/generation_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/generation_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/gguf_test.cpp)
