@@ -396,7 +396,7 @@ std::string pre_tokenizer_name(const json& j, const std::string& source) {
       R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
   static const std::string qwen2 =
       R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-  if (split_pattern.empty() && byte_level_regex) return "gpt2";
+  if (split_pattern.empty() && byte_level_regex) return "gpt-2";  // llama.cpp spells this pre-tokenizer with a hyphen
   if (split_pattern == llama3) return "llama-bpe";
   if (split_pattern == qwen2) return "qwen2";
   fmt::print(stderr, "warning: gguf: {}: pre-tokenizer not recognised; writing tokenizer.ggml.pre = \"default\"\n",

@@ -212,7 +212,7 @@ std::map<std::string, GgufValue> expected_tiny_metadata(uint32_t file_type) {
       {"llama.rope.dimension_count", GgufValue::u32(8)},
       {"llama.vocab_size", GgufValue::u32(272)},
       {"tokenizer.ggml.model", GgufValue::str("gpt2")},
-      {"tokenizer.ggml.pre", GgufValue::str("gpt2")},
+      {"tokenizer.ggml.pre", GgufValue::str("gpt-2")},
       {"tokenizer.ggml.tokens", GgufValue::strings(tokens)},
       {"tokenizer.ggml.token_type", GgufValue::int32s(types)},
       {"tokenizer.ggml.merges", GgufValue::strings(merges)},
