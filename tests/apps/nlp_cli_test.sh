@@ -2,7 +2,7 @@
 # `skiff nlp tokenize` / `skiff nlp decode` as a user runs them, on a small GPT-2-style
 # tokenizer this script writes (offline): outputs, --ids, --json, stdin, and the exit
 # codes and messages of a bad path, a malformed file and invalid UTF-8; then
-# `skiff nlp generate` on the tiny LLaMA fixture of tests/data/llama.
+# `skiff nlp generate` and `skiff nlp export --gguf` on the tiny LLaMA fixture of tests/data/llama.
 # Usage: nlp_cli_test.sh SKIFF_BINARY
 set -u
 SKIFF="$(realpath "$1")"
@@ -121,5 +121,23 @@ expect 2 gen_bad_config "$SKIFF" nlp generate -m badcfg -p hi
 check "gen_bad_config: names file and key" grep -qF "badcfg/config.json: key 'hidden_size': required key is missing" gen_bad_config.err
 expect 2 gen_bad_top_p "$SKIFF" nlp generate -m "$MODEL" -p hi --temperature 1 --top_p 1.5
 check "gen_bad_top_p: names the option" grep -qF "top_p must be in (0, 1]" gen_bad_top_p.err
+
+# `skiff nlp export --gguf`: a GGUF v3 file (F32 / F16) and errors naming the input.
+expect 0 exp_help "$SKIFF" nlp export --help
+check "exp_help: explains the permutation" grep -q "rotate_half" exp_help.out
+expect 0 exp_f32 "$SKIFF" nlp export -m "$MODEL" --gguf tiny.gguf
+check "exp_f32: summary" grep -qF "wrote tiny.gguf: 21 tensors (F32), 22 metadata keys" exp_f32.out
+check "exp_f32: GGUF magic and version 3" test "$(head -c 8 tiny.gguf | od -An -tx1 | tr -d ' \n')" = "4747554603000000"
+expect 0 exp_f16 "$SKIFF" nlp export -m "$MODEL" --gguf tiny16.gguf --dtype f16
+check "exp_f16: smaller than F32" test "$(stat -c %s tiny16.gguf)" -lt "$(stat -c %s tiny.gguf)"
+expect 2 exp_bad_dtype "$SKIFF" nlp export -m "$MODEL" --gguf x.gguf --dtype q4_0
+check "exp_bad_dtype: names the dtype" grep -qF "unknown dtype 'q4_0'" exp_bad_dtype.err
+expect 2 exp_no_model "$SKIFF" nlp export -m no/such/dir --gguf x.gguf
+check "exp_no_model: names the directory" grep -qF "model directory 'no/such/dir' does not exist" exp_no_model.err
+expect 5 exp_unwritable "$SKIFF" nlp export -m "$MODEL" --gguf no/such/dir/x.gguf
+check "exp_unwritable: names the path" grep -qF "cannot write 'no/such/dir/x.gguf'" exp_unwritable.err
+expect 5 exp_no_tokenizer "$SKIFF" nlp export -m notok --gguf x.gguf
+check "exp_no_tokenizer: names the file" grep -qF "notok/tokenizer.json is missing" exp_no_tokenizer.err
+check "export: no file left by the failures" test ! -e x.gguf
 
 [ "$fails" -eq 0 ] && echo "all passed" || { echo "$fails failed"; exit 1; }

@@ -148,9 +148,14 @@ struct GgufExportSummary {
 
 /// Builds the GGUF contents (metadata and tensors) of a model directory (config.json,
 /// safetensors, tokenizer.json) without writing them.
-/// \throws as load_llama(); IoError / ValueError naming tokenizer.json when it is missing
-///   or is not a byte-level BPE tokenizer; NotImplementedError for rope scaling other
-///   than linear, or attention / MLP biases beyond q/k/v/o.
+/// Biases (attention_bias, mlp_bias) are written as blk.N.<name>.bias (q/k biases permuted
+/// like their weights); a head_dim other than hidden_size / heads adds
+/// llama.attention.key_length / value_length. Neither is checked against llama.cpp yet
+/// (the fixture that has them, tiny_linear, has no tokenizer).
+/// \throws as load_llama(); IoError naming tokenizer.json when it is missing; ValueError /
+///   NotImplementedError (from the tokenizer reader) when it is not a byte-level BPE, or has
+///   more tokens than vocab_size; NotImplementedError for rope scaling other than linear
+///   (dynamic, llama3).
 GgufWriter build_llama_gguf(const std::filesystem::path& model_dir, const GgufExportOptions& options = {});
 
 /// build_llama_gguf() written to `out` (atomically).
