@@ -150,8 +150,8 @@ struct GgufExportSummary {
 /// safetensors, tokenizer.json) without writing them.
 /// Biases (attention_bias, mlp_bias) are written as blk.N.<name>.bias (q/k biases permuted
 /// like their weights); a head_dim other than hidden_size / heads adds
-/// llama.attention.key_length / value_length. Neither is checked against llama.cpp yet
-/// (the fixture that has them, tiny_linear, has no tokenizer).
+/// llama.attention.key_length / value_length; a tied model has no output.weight (llama.cpp
+/// reuses token_embd). tests/tools/llamacpp/gguf_parity.sh checks these with llama.cpp.
 /// \throws as load_llama(); IoError naming tokenizer.json when it is missing; ValueError /
 ///   NotImplementedError (from the tokenizer reader) when it is not a byte-level BPE, or has
 ///   more tokens than vocab_size; NotImplementedError for rope scaling other than linear
