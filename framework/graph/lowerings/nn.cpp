@@ -168,6 +168,7 @@ SKIFF_NOT_EXPORTABLE(batch_norm,
 SKIFF_NOT_EXPORTABLE(dropout, "dropout in training mode has no ONNX lowering; call eval() on the module before tracing");
 
 SKIFF_NOT_EXPORTABLE(conv2d_backward_input, "'conv2d_backward_input' is a gradient of conv2d; export traces inference");
+SKIFF_NOT_EXPORTABLE(batch_norm_backward, "'batch_norm_backward' is the gradient of batch_norm; export traces inference");
 SKIFF_NOT_EXPORTABLE(conv2d_backward_weight, "'conv2d_backward_weight' is a gradient of conv2d; export traces inference");
 SKIFF_NOT_EXPORTABLE(max_pool2d_backward, "'max_pool2d_backward' is the gradient of max_pool2d; export traces inference");
 SKIFF_NOT_EXPORTABLE(max_pool2d_gather,

@@ -105,8 +105,36 @@ std::vector<TensorMeta> batch_norm_infer(const std::vector<Tensor>& in, const At
     if (d != 1) stats[d] = 1;
   return {{in[0].shape(), in[0].dtype()}, {stats, in[0].dtype()}, {stats, in[0].dtype()}};
 }
+// First-order batch_norm gradients in one fused kernel (two passes over x and
+// the gradient, no full-size temporaries): inputs grad_y, x, mean, var,
+// grad_mean, grad_var, [weight]; outputs grad_x, grad_weight [C], grad_bias [C].
+// Not differentiable itself: with create_graph the composite
+// normalize_backward() runs instead.
+std::vector<TensorMeta> batch_norm_backward_infer(const std::vector<Tensor>& in, const Attrs&) {
+  const Shape& x = in[1].shape();
+  SKIFF_CHECK_SHAPE(in[0].shape() == x, "batch_norm_backward: grad {} and input {} must have one shape", in[0].shape(),
+                    x);
+  return {{x, in[1].dtype()}, {Shape{x[1]}, in[1].dtype()}, {Shape{x[1]}, in[1].dtype()}};
+}
+const OpDef kBatchNormBackward{.name = "batch_norm_backward", .infer = batch_norm_backward_infer, .dispatch_input = 1};
+SKIFF_REGISTER_OP(kBatchNormBackward);
+
 std::vector<Tensor> batch_norm_backward(BackwardContext& ctx) {
-  return normalize_backward(ctx, batch_norm_layout(ctx.input_meta(0).shape));
+  const NormLayout layout = batch_norm_layout(ctx.input_meta(0).shape);
+  if (GradMode::enabled()) return normalize_backward(ctx, layout);
+  const Attrs& a = ctx.attrs();
+  const bool has_weight = a.get_bool("has_weight"), has_bias = a.get_bool("has_bias");
+  Tensor mean = ctx.output(1), var = ctx.output(2);
+  auto or_zeros = [&](const Tensor& t) { return t.defined() ? t : zeros(mean.shape(), mean.dtype()); };
+  std::vector<Tensor> in{ctx.grad(0), ctx.input(0), mean, var, or_zeros(ctx.grad(1)), or_zeros(ctx.grad(2))};
+  if (has_weight) in.push_back(ctx.input(1));
+  std::vector<Tensor> out = call_op(kBatchNormBackward, in, {{"eps", a.get_float("eps")}, {"has_weight", has_weight}});
+  std::vector<Tensor> grads(size_t(ctx.num_inputs()));
+  const int weight_slot = 1, bias_slot = has_weight ? 2 : 1;
+  if (ctx.needs_grad(0)) grads[0] = out[0];
+  if (has_weight && ctx.needs_grad(weight_slot)) grads[size_t(weight_slot)] = reshape(out[1], ctx.input_meta(1).shape);
+  if (has_bias && ctx.needs_grad(bias_slot)) grads[size_t(bias_slot)] = reshape(out[2], ctx.input_meta(bias_slot).shape);
+  return grads;
 }
 const OpDef kBatchNorm{.name = "batch_norm", .infer = batch_norm_infer, .backward = batch_norm_backward,
                        .save_inputs = kSaveXAndWeight, .save_outputs = kSaveStats};

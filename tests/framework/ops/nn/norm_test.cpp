@@ -2,7 +2,9 @@
 
 #include <cmath>
 
+#include "framework/autograd/engine.h"
 #include "framework/ops/nn/norm.h"
+#include "framework/ops/ops.h"
 #include "tests/framework/ops/op_test_utils.h"
 
 namespace skiff {
@@ -207,6 +209,29 @@ TEST(BatchNormTest, GradcheckTrainingAndEval) {
   Tensor rm = from_vector<double>({0.1, -0.2}), rv = from_vector<double>({1.5, 0.5});
   expect_gradcheck(
       [&](const std::vector<Tensor>& in) { return batch_norm(in[0], rm, rv, in[1], in[2], false); }, {x, w, b});
+}
+
+// First-order gradients take the fused batch_norm_backward kernel; with
+// create_graph they take the composite formula. Both must agree, with and
+// without weight, for float32 and float64 and a strided incoming gradient.
+TEST(BatchNormTest, FusedBackwardEqualsTheCompositeFormula) {
+  for (DType dt : {DType::Float64, DType::Float32}) {
+    for (bool affine : {true, false}) {
+      Tensor x = detach(to(rand_leaf({3, 4, 5, 2}, 51, -2.0, 3.0), dt)).set_requires_grad();
+      Tensor w = detach(to(rand_leaf({4}, 52), dt)).set_requires_grad();
+      Tensor b = detach(to(rand_leaf({4}, 53), dt)).set_requires_grad();
+      Tensor g = transpose(detach(to(rand_leaf({3, 4, 2, 5}, 54), dt)), 2, 3);  // non-contiguous
+      auto grads = [&](bool create_graph) {
+        Tensor y = affine ? batch_norm(x, Tensor(), Tensor(), w, b, true) : batch_norm(x, Tensor(), Tensor(), Tensor(), Tensor(), true);
+        std::vector<Tensor> wrt = affine ? std::vector<Tensor>{x, w, b} : std::vector<Tensor>{x};
+        return autograd::grad({y}, wrt, {g}, create_graph);
+      };
+      std::vector<Tensor> fused = grads(false), composite = grads(true);
+      const double tol = dt == DType::Float64 ? 1e-12 : 2e-5;
+      for (size_t i = 0; i < fused.size(); ++i)
+        expect_allclose(to(fused[i], DType::Float64), to(detach(composite[i]), DType::Float64), tol, tol);
+    }
+  }
 }
 
 TEST(BatchNormTest, Gradgradcheck) {

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "framework/backends/cpu/loops.h"
 
@@ -142,8 +143,77 @@ void batch_norm_cpu(const KernelContext& c) {
   });
 }
 
+// batch_norm's first-order gradients, per channel c over its n = A * B values:
+//   x_hat = (x - mean) rstd, grad_bias = sum g, grad_weight = sum g x_hat,
+//   grad_x = w rstd g + a + b x_hat with
+//   a = -w rstd sum(g) / n + grad_mean / n,  b = -w rstd sum(g x_hat) / n + 2 grad_var / (n rstd)
+// (the composite normalize_backward in ops/nn/norm.cpp, fused). Inputs: g, x,
+// mean, var, grad_mean, grad_var, [weight]; sums in float64.
+void batch_norm_backward_cpu(const KernelContext& c) {
+  const Tensor g = contiguous_input(c.inputs[0]);
+  const Tensor x = contiguous_input(c.inputs[1]);
+  const int64_t outer = x.shape()[0], channels = x.shape()[1];
+  int64_t inner = 1;
+  for (int64_t d = 2; d < x.dim(); ++d) inner *= x.shape()[d];
+  const double eps = c.attrs.get_float("eps");
+  const bool has_weight = c.attrs.get_bool("has_weight");
+  visit_floating(x.dtype(), "batch_norm_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = acc_t<T>;
+    std::vector<Tensor> keep;
+    auto per_channel = [&](size_t i) {
+      keep.push_back(contiguous_input(c.inputs[i]));
+      return static_cast<const T*>(keep.back().data_ptr());
+    };
+    const T* mean = per_channel(2);
+    const T* var = per_channel(3);
+    const T* grad_mean = per_channel(4);
+    const T* grad_var = per_channel(5);
+    const T* w = has_weight ? per_channel(6) : nullptr;
+    const T* gp = static_cast<const T*>(g.data_ptr());
+    const T* xp = static_cast<const T*>(x.data_ptr());
+    T* gx = static_cast<T*>(c.outputs[0].data_ptr());
+    T* gw = static_cast<T*>(c.outputs[1].data_ptr());
+    T* gb = static_cast<T*>(c.outputs[2].data_ptr());
+    const double n = double(outer * inner);
+    const bool par = channels > 1 && x.numel() >= kParallelGrain && num_threads() > 1 && !omp_in_parallel();
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t ch = 0; ch < channels; ++ch) {
+      const A mu = A(mean[ch]);
+      double sum_g = 0, sum_gx = 0;  // sum g, sum g (x - mean)
+      for (int64_t o = 0; o < outer; ++o) {
+        const T* gs = gp + (o * channels + ch) * inner;
+        const T* xs = xp + (o * channels + ch) * inner;
+        A s = 0, sx = 0;
+        for (int64_t i = 0; i < inner; ++i) {
+          s += A(gs[i]);
+          sx += A(gs[i]) * (A(xs[i]) - mu);
+        }
+        sum_g += double(s);
+        sum_gx += double(sx);
+      }
+      const double rstd = 1.0 / std::sqrt(double(var[ch]) + eps);
+      const double weight = w ? double(w[ch]) : 1.0;
+      gb[ch] = T(sum_g);
+      gw[ch] = T(sum_gx * rstd);
+      const double coef_a = -weight * rstd * sum_g / n + double(grad_mean[ch]) / n;
+      const double coef_b = -weight * rstd * (sum_gx * rstd) / n + 2.0 * double(grad_var[ch]) / (n * rstd);
+      // grad_x = g (w rstd) + (coef_a - mean rstd coef_b) + x (rstd coef_b)
+      const A scale_g = A(weight * rstd), scale_x = A(rstd * coef_b),
+              shift = A(coef_a - double(mean[ch]) * rstd * coef_b);
+      for (int64_t o = 0; o < outer; ++o) {
+        const T* gs = gp + (o * channels + ch) * inner;
+        const T* xs = xp + (o * channels + ch) * inner;
+        T* out = gx + (o * channels + ch) * inner;
+        for (int64_t i = 0; i < inner; ++i) out[i] = T(A(gs[i]) * scale_g + A(xs[i]) * scale_x + shift);
+      }
+    }
+  });
+}
+
 }  // namespace
 
+SKIFF_REGISTER_KERNEL(batch_norm_backward, CPU, "cpu", kFloatTypes, 0, batch_norm_backward_cpu);
 SKIFF_REGISTER_KERNEL(layer_norm, CPU, "cpu", kFloatTypes, 0, layer_norm_cpu);
 SKIFF_REGISTER_KERNEL(batch_norm, CPU, "cpu", kFloatTypes, 0, batch_norm_cpu);
 
