@@ -3,3 +3,6 @@ list(APPEND SKIFF_DETECTION_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/train/assigner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train/gfl_loss.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train/picodet.cpp)
+list(APPEND SKIFF_DETECTION_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/train/det_recipe.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/register.cpp)
