@@ -7,6 +7,7 @@ list(APPEND SKIFF_NLP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/llama/loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/llama/generation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/llama/streamer.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/llama/gguf.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/llama/gguf.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/llama/tokenizer_bos.cpp)
 list(APPEND SKIFF_NLP_CLI_SOURCES ${CMAKE_CURRENT_LIST_DIR}/cli/generate_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cli/export_command.cpp)

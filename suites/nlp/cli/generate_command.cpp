@@ -18,6 +18,7 @@
 #include "suites/nlp/llama/generation.h"
 #include "suites/nlp/llama/loader.h"
 #include "suites/nlp/llama/streamer.h"
+#include "suites/nlp/llama/tokenizer_bos.h"
 
 namespace skiff::nlp {
 namespace {
@@ -34,25 +35,6 @@ struct Options {
   int threads = 0;
   bool stream = true, no_bos = false, ids = false;
 };
-
-// The BOS id the tokenizer's post-processor puts in front of a single sequence (Llama 2
-// and 3 do; Qwen and GPT-2 do not), or -1. Read from tokenizer.json's TemplateProcessing.
-int64_t template_bos(const fs::path& tokenizer_json) {
-  json j = json::parse(io::read_file(tokenizer_json), nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("post_processor")) return -1;
-  std::vector<const json*> procs{&j["post_processor"]};
-  if (j["post_processor"].is_object() && j["post_processor"].contains("processors"))
-    for (const json& p : j["post_processor"]["processors"]) procs.push_back(&p);
-  for (const json* p : procs) {
-    if (!p->is_object() || p->value("type", "") != "TemplateProcessing") continue;
-    const json& single = (*p)["single"];
-    if (!single.is_array() || single.empty() || !single[0].contains("SpecialToken")) return -1;
-    std::string name = single[0]["SpecialToken"].value("id", "");
-    const json& ids = (*p)["special_tokens"][name]["ids"];
-    if (ids.is_array() && !ids.empty() && ids[0].is_number_integer()) return ids[0].get<int64_t>();
-  }
-  return -1;
-}
 
 void run_generate(const Options& o) {
   if (o.threads > 0) set_num_threads(o.threads);
@@ -87,7 +69,7 @@ void run_generate(const Options& o) {
   g.eos_token_ids.assign(eos.begin(), eos.end());
   validate(g);
 
-  int64_t bos = o.no_bos ? -1 : template_bos(tok_path);
+  int64_t bos = o.no_bos ? -1 : tokenizer_bos_id(tok_path);
   std::vector<std::vector<int64_t>> prompts;
   for (const auto& p : o.prompts) {
     std::vector<int64_t> ids;

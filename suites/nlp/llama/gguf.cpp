@@ -15,6 +15,7 @@
 #include "framework/io/file.h"
 #include "framework/text/bpe_tokenizer.h"
 #include "suites/nlp/llama/loader.h"
+#include "suites/nlp/llama/tokenizer_bos.h"
 
 namespace skiff::nlp {
 namespace fs = std::filesystem;
@@ -404,22 +405,6 @@ std::string pre_tokenizer_name(const json& j, const std::string& source) {
   return "default";
 }
 
-// The BOS id the post-processor puts first (TemplateProcessing), or -1.
-int64_t template_bos_id(const json& j) {
-  if (!j.contains("post_processor") || !j["post_processor"].is_object()) return -1;
-  std::vector<const json*> procs{&j["post_processor"]};
-  if (j["post_processor"].contains("processors"))
-    for (const json& p : j["post_processor"]["processors"]) procs.push_back(&p);
-  for (const json* p : procs) {
-    if (!p->is_object() || p->value("type", "") != "TemplateProcessing") continue;
-    const json& single = (*p)["single"];
-    if (!single.is_array() || single.empty() || !single[0].contains("SpecialToken")) return -1;
-    std::string name = single[0]["SpecialToken"].value("id", "");
-    const json& ids = (*p)["special_tokens"][name]["ids"];
-    if (ids.is_array() && !ids.empty() && ids[0].is_number_integer()) return ids[0].get<int64_t>();
-  }
-  return -1;
-}
 
 void add_tokenizer(GgufWriter& w, const fs::path& tok_path, const LlamaConfig& cfg) {
   std::string source = tok_path.string();
@@ -462,7 +447,7 @@ void add_tokenizer(GgufWriter& w, const fs::path& tok_path, const LlamaConfig& c
   w.add("tokenizer.ggml.merges", GgufValue::strings(merges));
   if (!cfg.bos_token_ids.empty()) w.add("tokenizer.ggml.bos_token_id", GgufValue::u32(uint32_t(cfg.bos_token_ids[0])));
   if (!cfg.eos_token_ids.empty()) w.add("tokenizer.ggml.eos_token_id", GgufValue::u32(uint32_t(cfg.eos_token_ids[0])));
-  w.add("tokenizer.ggml.add_bos_token", GgufValue::boolean(template_bos_id(j) >= 0));
+  w.add("tokenizer.ggml.add_bos_token", GgufValue::boolean(tokenizer_bos_id(j) >= 0));
   w.add("tokenizer.ggml.add_eos_token", GgufValue::boolean(false));
 }
 
