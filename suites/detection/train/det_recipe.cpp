@@ -188,8 +188,7 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const Recipe& r, std::vector<Te
 }
 
 // LearningRate.schedulers: CosineDecay (max_epochs, in epochs) and LinearWarmup (steps, start_factor).
-std::unique_ptr<optim::LRScheduler> make_schedule(const Recipe& r, optim::Optimizer& opt, int64_t per_epoch,
-                                                  int64_t total_steps) {
+std::unique_ptr<optim::LRScheduler> make_schedule(const Recipe& r, optim::Optimizer& opt, int64_t per_epoch) {
   Section lr = r.section("LearningRate");
   int64_t cosine_steps = 0, warmup = 0;
   double start_factor = 0.1;
@@ -214,7 +213,6 @@ std::unique_ptr<optim::LRScheduler> make_schedule(const Recipe& r, optim::Optimi
     inner = std::make_unique<optim::CosineAnnealingLR>(opt, std::max<int64_t>(1, cosine_steps - warmup));
   else
     inner = std::make_unique<optim::ConstantLR>(opt, 1.0, 0);
-  (void)total_steps;
   return std::make_unique<optim::LinearWarmup>(std::move(inner), warmup, start_factor);
 }
 
@@ -313,7 +311,7 @@ train::FitResult DetectionRecipeRunner::train(const Recipe& r, const train::Trai
   if (top.integer("max_iters", 0, 0) > 0) total = std::min(total, top.integer("max_iters", 0, 0));
 
   auto optimizer = make_optimizer(r, model.parameters(), r.section("LearningRate").number("base_lr"));
-  auto schedule = make_schedule(r, *optimizer, per_epoch, total);
+  auto schedule = make_schedule(r, *optimizer, per_epoch);
   DetectionTask task(model, spec.loss, loader, eval_split, *schedule, seed);
 
   train::TrainerOptions o;

@@ -142,9 +142,9 @@ TEST(ZooCacheTest, NpmPullsShowProgress) {
   auto opts = test::test_options(dir.path / "home", dir.path / "index.yaml", &log);
   opts.npm = npm.string();
   opts.progress = ZooOptions::Progress::Lines;
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   ModelPaths paths = Zoo(opts).ensure_model("m");
-  std::string err = testing::internal::GetCapturedStderr();
+  std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(test::read_file(paths.files[0]), bytes);
   bool noted = false;
   for (const auto& l : log) noted |= l.find("pack pkg@1.0.0` still fetching (5 s)") != std::string::npos;

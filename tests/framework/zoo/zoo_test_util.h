@@ -4,7 +4,6 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -14,22 +13,12 @@
 
 #include "framework/zoo/sha256.h"
 #include "framework/zoo/zoo.h"
+#include "tests/temp_dir.h"
 
 namespace skiff::zoo::test {
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "skiff-zoo-test-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    // Blobs are read-only; the directories are not, so remove_all works.
-    fs::remove_all(path, ec);
-  }
-};
+using skiff::testing::TempDir;
 
 inline std::string payload(size_t n, unsigned seed) {
   std::mt19937 rng(seed);

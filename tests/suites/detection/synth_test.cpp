@@ -4,7 +4,6 @@
 #include "suites/detection/synth.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <map>
@@ -14,6 +13,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "framework/core/error.h"
+#include "tests/temp_dir.h"
 #include "framework/io/file.h"
 #include "suites/detection/coco_dataset.h"
 
@@ -21,15 +21,7 @@ namespace skiff::detection {
 namespace {
 namespace fs = std::filesystem;
 
-struct TempDir {
-  TempDir() {
-    path = fs::temp_directory_path() / ("skiff_det_synth_test_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  fs::path path;
-  static inline int n = 0;
-};
+using skiff::testing::TempDir;
 
 SynthDetOptions small_options() {
   SynthDetOptions o;

@@ -4,13 +4,13 @@
 #include "suites/detection/transforms.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "framework/core/error.h"
+#include "tests/temp_dir.h"
 #include "suites/detection/det_dataset.h"
 #include "suites/detection/synth.h"
 
@@ -18,15 +18,7 @@ namespace skiff::detection {
 namespace {
 namespace fs = std::filesystem;
 
-struct TempDir {
-  TempDir() {
-    path = fs::temp_directory_path() / ("skiff_det_transforms_test_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  fs::path path;
-  static inline int n = 0;
-};
+using skiff::testing::TempDir;
 
 DetPipeline pipeline(const std::string& yaml) { return DetPipeline(config::Section(YAML::Load(yaml), "TrainReader", "r.yml")); }
 
