@@ -78,20 +78,23 @@ DetectionResult Detector::detect(const cv::Mat& bgr) const {
   if (config_.keep_ratio) {
     scale_x = scale_y = std::min(scale_x, scale_y);
     const int w = std::max(1, int(std::lround(bgr.cols * scale_x))), h = std::max(1, int(std::lround(bgr.rows * scale_y)));
-    off_x = float((input_w_ - w) / 2), off_y = float((input_h_ - h) / 2);
+    if (config_.centre) off_x = float((input_w_ - w) / 2), off_y = float((input_h_ - h) / 2);
     resized = cv::Mat::zeros(input_h_, input_w_, CV_8UC3);
-    cv::resize(bgr, resized(cv::Rect(int(off_x), int(off_y), w, h)), cv::Size(w, h), 0, 0, cv::INTER_LINEAR);
+    cv::resize(bgr, resized(cv::Rect(int(off_x), int(off_y), w, h)), cv::Size(w, h), 0, 0, config_.interpolation);
   } else {
-    cv::resize(bgr, resized, cv::Size(input_w_, input_h_), 0, 0, cv::INTER_LINEAR);
+    cv::resize(bgr, resized, cv::Size(input_w_, input_h_), 0, 0, config_.interpolation);
   }
   Tensor x = empty({1, 3, input_h_, input_w_});
   float* dst = x.data<float>();
   const int64_t plane = int64_t(input_h_) * input_w_;
-  for (int y = 0; y < input_h_; ++y) {
-    const uint8_t* row = resized.ptr<uint8_t>(y);
-    for (int xx = 0; xx < input_w_; ++xx)
-      for (int c = 0; c < 3; ++c)
-        dst[c * plane + int64_t(y) * input_w_ + xx] = (float(row[3 * xx + c]) - config_.mean[size_t(c)]) / config_.std[size_t(c)];
+  for (int c = 0; c < 3; ++c) {
+    const int source = config_.rgb ? 2 - c : c;  // the image is BGR
+    const float mean = config_.mean[size_t(c)], std = config_.std[size_t(c)];
+    for (int y = 0; y < input_h_; ++y) {
+      const uint8_t* row = resized.ptr<uint8_t>(y);
+      float* out = dst + c * plane + int64_t(y) * input_w_;
+      for (int xx = 0; xx < input_w_; ++xx) out[xx] = (float(row[3 * xx + source]) - mean) / std;
+    }
   }
   r.preprocess_ms = ms_since(t0);
 

@@ -22,11 +22,18 @@ namespace skiff::detection {
 struct DetectorConfig {
   /// Zoo name, .onnx file or TF.js model.json.
   std::string model = "nanodet-coco";
-  /// Per-channel mean and std subtracted / divided in BGR order, on 0..255 pixels (NanoDet's).
+  /// The model's channel order: RGB (PaddleDetection's exports) or BGR (NanoDet).
+  bool rgb = false;
+  /// Per-channel mean and std subtracted / divided in the model's channel order, on
+  /// 0..255 pixels (NanoDet's BGR statistics by default).
   std::array<float, 3> mean{103.53f, 116.28f, 123.675f};
   std::array<float, 3> std{57.375f, 57.12f, 58.395f};
-  /// Keep the aspect ratio: scale to fit and centre on black (NanoDet's keep_ratio), else stretch.
+  /// Keep the aspect ratio: scale to fit on black (NanoDet's keep_ratio), else stretch.
   bool keep_ratio = true;
+  /// With keep_ratio: centre the image (NanoDet) or put it at the top left (PaddleDetection).
+  bool centre = true;
+  /// OpenCV's interpolation for the resize (0 nearest, 1 linear, 2 cubic, 3 area, 4 lanczos4).
+  int interpolation = 1;
   float score_threshold = 0.35f;
   float nms_iou = 0.6f;
   int max_detections = 100;

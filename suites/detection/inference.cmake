@@ -2,6 +2,7 @@
 list(APPEND SKIFF_DETECTION_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/boxes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/coco_classes.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/deploy_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/detector.cpp
   ${CMAKE_CURRENT_LIST_DIR}/draw.cpp)
 list(APPEND SKIFF_DETECTION_CLI_SOURCES ${CMAKE_CURRENT_LIST_DIR}/cli/det_command.cpp)

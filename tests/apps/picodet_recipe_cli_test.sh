@@ -48,6 +48,22 @@ m = re.search(r"max abs diff ([0-9.e+-]+)", open(sys.argv[1]).read())
 assert m and float(m.group(1)) < 1e-4, m
 ' "$TMP/export.txt"
 check "export: label list and preprocessing" grep -q 'label_list: \[circle, square' output/picodet_lcnet_synth/inference/inference.yml
+check "export: PaddleDetection's deploy steps" grep -q 'type: NormalizeImage' output/picodet_lcnet_synth/inference/inference.yml
+
+# skiff det runs the export as skiff predict runs the weights: the same best box.
+"$SKIFF" det data/shapes/val/images/000000.jpg --model_dir output/picodet_lcnet_synth/inference --threshold 0 --json >"$TMP/det.json" 2>"$TMP/det_err.txt"; rc=$?
+check "det --model_dir: exit 0" test "$rc" -eq 0
+check "det --model_dir: its best boxes are skiff predict's" python3 -c '
+import json, sys
+det = json.loads(open(sys.argv[1]).read())["boxes"][:10]
+pred = json.loads(open(sys.argv[2]).read().splitlines()[0].split("\t")[1])
+def same(d, p):
+    return d["label"] == p["label"] and abs(d["score"] - p["score"]) < 1e-3 and \
+        all(abs(a - b) < 0.05 for a, b in zip(d["coordinate"], p["coordinate"]))
+assert len(det) == 10, det
+for d in det:
+    assert any(same(d, p) for p in pred), d
+' "$TMP/det.json" "$TMP/pred.txt"
 
 # A bad key is named with its file and line before any work starts.
 printf '_BASE_: %s\nLCNet: {scal: 0.5}\n' "$RECIPE" >"$TMP/bad.yml"

@@ -14,6 +14,7 @@
 #include "framework/core/threading.h"
 #include "framework/data/image_io.h"
 #include "framework/io/file.h"
+#include "suites/detection/deploy_config.h"
 #include "suites/detection/detector.h"
 #include "suites/detection/draw.h"
 
@@ -28,6 +29,7 @@ namespace fs = std::filesystem;
 struct DetOptions {
   std::vector<std::string> inputs;
   DetectorConfig config;
+  std::string model_dir;
   bool json = false;
   std::string save_path;
   int threads = 0;
@@ -106,12 +108,18 @@ void add_det_command(CLI::App& app) {
       "  skiff det photos/ --json                one JSON object per image (PaddleX keys: boxes[].cls_id,\n"
       "                                          label, score, coordinate)\n"
       "  skiff det 'shots/*.png' --save_path out also write out/<name>_res.json and <name>_res_img.png\n"
+      "  skiff det shot.png --model_dir output/picodet_lcnet_synth/inference\n"
+      "                                          a model from skiff export (inference.onnx + inference.yml)\n"
       "  skiff det synth data/shapes             a synthetic COCO-format training set (skiff det synth --help)\n"
       "The model is pulled from the zoo on first use (skiff zoo info nanodet-coco); later runs work offline.\n"
       "Exit code: 0 when every image was processed, 2 when some could not be (reported on stderr).");
   det->add_option("inputs", o->inputs, "Image files, directories or glob patterns");
-  det->add_option("--model", o->config.model, "Detector: zoo name, .onnx file or TF.js model.json")
-      ->capture_default_str();
+  auto* model = det->add_option("--model", o->config.model, "Detector: zoo name, .onnx file or TF.js model.json")
+                    ->capture_default_str();
+  det->add_option("--model_dir,--model-dir", o->model_dir,
+                  "An exported detector (skiff export): inference.onnx, and inference.yml giving the\n"
+                  "preprocessing, labels and threshold; --threshold, --topk, --nms_iou still override")
+      ->excludes(model);
   det->add_option("--threshold", o->config.score_threshold, "Drop boxes scoring below this")
       ->capture_default_str()->check(CLI::Range(0.0, 1.0));
   det->add_option("--topk", o->config.max_detections, "Keep at most this many boxes per image")
@@ -128,6 +136,14 @@ void add_det_command(CLI::App& app) {
   det->callback([o, det] {
     if (det->got_subcommand("synth")) return;
     if (o->inputs.empty()) throw CLI::CallForHelp();
+    if (!o->model_dir.empty()) {
+      // The deploy file gives the defaults; options on the command line win.
+      DetectorConfig c = read_deploy_config(o->model_dir);
+      if (det->count("--threshold")) c.score_threshold = o->config.score_threshold;
+      if (det->count("--topk")) c.max_detections = o->config.max_detections;
+      if (det->count("--nms_iou")) c.nms_iou = o->config.nms_iou;
+      o->config = std::move(c);
+    }
     int rc = run_det(*o);
     if (rc != 0) throw CLI::RuntimeError(rc);
   });

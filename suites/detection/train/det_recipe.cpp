@@ -19,6 +19,7 @@
 #include "suites/detection/det_dataset.h"
 #include "suites/detection/train/gfl_loss.h"
 #include "suites/detection/train/picodet.h"
+#include "suites/detection/train/pretrained_gfl.h"
 
 namespace skiff::detection {
 
@@ -36,9 +37,22 @@ std::shared_ptr<const Schema> keys(std::vector<Key> k) { return std::make_shared
 // ---- the model -------------------------------------------------------------------------------
 
 struct ModelSpec {
-  PicoDetOptions model;
+  std::string architecture;       ///< PicoDet (from scratch) or NanoDet (fine-tuned)
+  PicoDetOptions picodet;
+  PretrainedGflOptions pretrained;
   GflLossOptions loss;
 };
+
+// The GFL loss weights and the assigner, in the head's section (PicoHeadV2, or NanoDet).
+void read_loss(const Section& head, GflLossOptions& loss) {
+  loss.vfl_weight = head.number("vfl_weight", loss.vfl_weight);
+  loss.giou_weight = head.number("giou_weight", loss.giou_weight);
+  loss.dfl_weight = head.number("dfl_weight", loss.dfl_weight);
+  Section assigner = head.section("assigner");
+  loss.assigner.topk = int(assigner.integer("topk", loss.assigner.topk, 1));
+  loss.assigner.alpha = assigner.number("alpha", loss.assigner.alpha);
+  loss.assigner.beta = assigner.number("beta", loss.assigner.beta);
+}
 
 ModelSpec model_spec(const Recipe& r, int dataset_classes) {
   ModelSpec spec;
@@ -47,20 +61,28 @@ ModelSpec model_spec(const Recipe& r, int dataset_classes) {
   if (classes != dataset_classes)
     throw ValueError(fmt::format("{}: num_classes is {} but TrainDataset has {} categories", top.where("num_classes"),
                                  classes, dataset_classes));
-  spec.model.num_classes = int(classes);
-  spec.model.backbone_scale = r.section("LCNet").number("scale", spec.model.backbone_scale);
-  spec.model.neck_channels = r.section("LCPAN").integer("out_channels", spec.model.neck_channels, 8);
+  spec.architecture = top.text("architecture");
+  if (spec.architecture == "NanoDet") {
+    Section nanodet = r.section("NanoDet");
+    spec.pretrained.model = nanodet.text("pretrained", spec.pretrained.model);
+    spec.pretrained.reg_max = int(nanodet.integer("reg_max", spec.pretrained.reg_max, 1));
+    spec.pretrained.num_classes = int(classes);
+    read_loss(nanodet, spec.loss);
+    return spec;
+  }
+  spec.picodet.num_classes = int(classes);
+  spec.picodet.backbone_scale = r.section("LCNet").number("scale", spec.picodet.backbone_scale);
+  spec.picodet.neck_channels = r.section("LCPAN").integer("out_channels", spec.picodet.neck_channels, 8);
   Section head = r.section("PicoHeadV2");
-  spec.model.feat_convs = int(head.integer("feat_convs", spec.model.feat_convs, 0));
-  spec.model.reg_max = int(head.integer("reg_max", spec.model.reg_max, 1));
-  spec.loss.vfl_weight = head.number("vfl_weight", spec.loss.vfl_weight);
-  spec.loss.giou_weight = head.number("giou_weight", spec.loss.giou_weight);
-  spec.loss.dfl_weight = head.number("dfl_weight", spec.loss.dfl_weight);
-  Section assigner = head.section("assigner");
-  spec.loss.assigner.topk = int(assigner.integer("topk", spec.loss.assigner.topk, 1));
-  spec.loss.assigner.alpha = assigner.number("alpha", spec.loss.assigner.alpha);
-  spec.loss.assigner.beta = assigner.number("beta", spec.loss.assigner.beta);
+  spec.picodet.feat_convs = int(head.integer("feat_convs", spec.picodet.feat_convs, 0));
+  spec.picodet.reg_max = int(head.integer("reg_max", spec.picodet.reg_max, 1));
+  read_loss(head, spec.loss);
   return spec;
+}
+
+std::unique_ptr<DenseDetector> build_model(const ModelSpec& spec) {
+  if (spec.architecture == "NanoDet") return std::make_unique<PretrainedGflDetector>(spec.pretrained);
+  return std::make_unique<PicoDet>(spec.picodet);
 }
 
 // ---- data ------------------------------------------------------------------------------------
@@ -84,12 +106,12 @@ uint64_t run_seed(const Recipe& r) { return uint64_t(r.top().integer("seed", 42,
 // ---- evaluation ------------------------------------------------------------------------------
 
 // Detections of one batch in original-image pixels (COCO results, category ids of `data`).
-void detect_batch(PicoDet& model, const DetBatch& batch, const CocoDetDataset& data, float score_threshold,
+void detect_batch(DenseDetector& model, const DetBatch& batch, const CocoDetDataset& data, float score_threshold,
                   std::vector<Detection>& out) {
   NoGradGuard no_grad;
   DenseOutputs d = model.dense(batch.images);
   const int64_t n = d.cls_logits.size(0), classes = d.cls_logits.size(2);
-  const int bins = model.options().reg_max + 1;
+  const int bins = model.reg_max() + 1;
   Tensor probs = contiguous(sigmoid(d.cls_logits));
   Tensor logits = contiguous(d.reg_logits);
   const std::vector<float> scale = contiguous(batch.scale_factor).to_vector<float>();
@@ -102,12 +124,12 @@ void detect_batch(PicoDet& model, const DetBatch& batch, const CocoDetDataset& d
       const float* p = probs.data<float>() + (b * probs.size(1) + at) * classes;
       const float* g = logits.data<float>() + (b * logits.size(1) + at) * 4 * bins;
       levels.push_back({{p, size_t(cells * classes)}, {g, size_t(cells * 4 * bins)}, d.level_widths[l],
-                        picodet_strides()[l]});
+                        model.strides()[l]});
       at += cells;
     }
     GflDecodeOptions o;
     o.num_classes = int(classes);
-    o.reg_max = model.options().reg_max;
+    o.reg_max = model.reg_max();
     o.score_threshold = score_threshold;
     const float sy = scale[size_t(2 * b)], sx = scale[size_t(2 * b + 1)];
     const float h = orig[size_t(2 * b)], w = orig[size_t(2 * b + 1)];
@@ -121,7 +143,7 @@ void detect_batch(PicoDet& model, const DetBatch& batch, const CocoDetDataset& d
   }
 }
 
-CocoEvalResult evaluate_split(PicoDet& model, const Split& eval, uint64_t seed) {
+CocoEvalResult evaluate_split(DenseDetector& model, const Split& eval, uint64_t seed) {
   const bool was_training = model.is_training();
   model.eval();
   DetReaderSettings settings = eval.settings;
@@ -149,7 +171,7 @@ std::map<std::string, double> metric_map(const CocoEvalResult& r) {
 // the reader, the step read from the schedule (which a checkpoint restores).
 class DetectionTask : public train::TrainTask {
  public:
-  DetectionTask(PicoDet& model, GflLossOptions loss, std::shared_ptr<DetLoader> train, Split eval,
+  DetectionTask(DenseDetector& model, GflLossOptions loss, std::shared_ptr<DetLoader> train, Split eval,
                 const optim::LRScheduler& schedule, uint64_t seed)
       : model_(model), loss_(loss), train_(std::move(train)), eval_(std::move(eval)), schedule_(schedule),
         seed_(seed) {}
@@ -158,15 +180,15 @@ class DetectionTask : public train::TrainTask {
     const int64_t step = schedule_.last_epoch(), per_epoch = train_->num_batches();
     DetBatch batch = train_->batch(step / per_epoch, step % per_epoch);
     DenseOutputs d = model_.dense(batch.images);
-    AnchorPoints anchors = anchor_points(d.level_heights, d.level_widths, picodet_strides());
+    AnchorPoints anchors = anchor_points(d.level_heights, d.level_widths, model_.strides());
     std::vector<GroundTruth> truth;
     for (size_t i = 0; i < batch.gt_boxes.size(); ++i) truth.push_back({batch.gt_boxes[i], batch.gt_labels[i]});
-    return gfl_loss(d, anchors, truth, model_.options().reg_max, loss_).total;
+    return gfl_loss(d, anchors, truth, model_.reg_max(), loss_).total;
   }
   std::map<std::string, double> evaluate() override { return metric_map(evaluate_split(model_, eval_, seed_)); }
 
  private:
-  PicoDet& model_;
+  DenseDetector& model_;
   GflLossOptions loss_;
   std::shared_ptr<DetLoader> train_;
   Split eval_;
@@ -219,8 +241,8 @@ std::unique_ptr<optim::LRScheduler> make_schedule(const Recipe& r, optim::Optimi
 fs::path save_dir(const Recipe& r) { return r.top().text("save_dir", "output/detection"); }
 
 // The weights a non-training command runs: `weights`, else <save_dir>/best_model.safetensors.
-std::unique_ptr<PicoDet> trained_model(const Recipe& r, const CocoDetDataset& data) {
-  auto model = std::make_unique<PicoDet>(model_spec(r, data.num_classes()).model);
+std::unique_ptr<DenseDetector> trained_model(const Recipe& r, const CocoDetDataset& data) {
+  auto model = build_model(model_spec(r, data.num_classes()));
   fs::path weights = r.top().has("weights") ? fs::path(r.top().text("weights")) : save_dir(r) / "best_model.safetensors";
   if (!fs::exists(weights))
     throw IoError(fmt::format("{}: no trained weights at {} (train first, or set weights:)", r.file, weights.string()));
@@ -235,7 +257,20 @@ std::unique_ptr<PicoDet> trained_model(const Recipe& r, const CocoDetDataset& da
 const Schema& detection_recipe_schema() {
   static const Schema schema{{
       Key{.name = "task", .type = Type::String, .help = "detection", .required = true, .choices = {"detection"}},
-      Key{.name = "architecture", .type = Type::String, .help = "the detector", .required = true, .choices = {"PicoDet"}},
+      Key{.name = "architecture", .type = Type::String,
+          .help = "the detector: PicoDet (from scratch) or NanoDet (fine-tuned from pretrained weights)",
+          .required = true, .choices = {"PicoDet", "NanoDet"}},
+      Key{.name = "NanoDet", .type = Type::Map, .help = "a pretrained GFL detector, its classifier replaced",
+          .schema = keys({Key{.name = "pretrained", .type = Type::String, .help = "zoo name, model.json or .onnx"},
+                          Key{.name = "reg_max", .type = Type::Integer, .help = "the model's distance bins - 1",
+                              .min = 1, .max = 32},
+                          Key{.name = "vfl_weight", .type = Type::Number, .min = 0},
+                          Key{.name = "giou_weight", .type = Type::Number, .min = 0},
+                          Key{.name = "dfl_weight", .type = Type::Number, .min = 0},
+                          Key{.name = "assigner", .type = Type::Map,
+                              .schema = keys({Key{.name = "topk", .type = Type::Integer, .min = 1},
+                                              Key{.name = "alpha", .type = Type::Number, .min = 0},
+                                              Key{.name = "beta", .type = Type::Number, .min = 0}})}})},
       Key{.name = "PicoDet", .type = Type::Map, .help = "its parts",
           .schema = keys({Key{.name = "backbone", .type = Type::String, .choices = {"LCNet"}},
                           Key{.name = "neck", .type = Type::String, .choices = {"LCPAN"}},
@@ -301,7 +336,7 @@ train::FitResult DetectionRecipeRunner::train(const Recipe& r, const train::Trai
   Split train_split = split(r, "TrainDataset", "TrainReader");
   Split eval_split = split(r, "EvalDataset", "EvalReader");
   ModelSpec spec = model_spec(r, train_split.dataset->num_classes());
-  PicoDet model(spec.model);
+  std::unique_ptr<DenseDetector> model = build_model(spec);
   auto loader = std::make_shared<DetLoader>(train_split.dataset, train_split.pipeline, train_split.settings, seed);
   const int64_t per_epoch = loader->num_batches();
   SKIFF_CHECK(per_epoch > 0, "{}: TrainDataset has fewer images than one batch", r.file);
@@ -310,9 +345,9 @@ train::FitResult DetectionRecipeRunner::train(const Recipe& r, const train::Trai
   int64_t total = epochs * per_epoch;
   if (top.integer("max_iters", 0, 0) > 0) total = std::min(total, top.integer("max_iters", 0, 0));
 
-  auto optimizer = make_optimizer(r, model.parameters(), r.section("LearningRate").number("base_lr"));
+  auto optimizer = make_optimizer(r, model->parameters(), r.section("LearningRate").number("base_lr"));
   auto schedule = make_schedule(r, *optimizer, per_epoch);
-  DetectionTask task(model, spec.loss, loader, eval_split, *schedule, seed);
+  DetectionTask task(*model, spec.loss, loader, eval_split, *schedule, seed);
 
   train::TrainerOptions o;
   o.output_dir = save_dir(r);
@@ -389,11 +424,20 @@ train::ExportResult DetectionRecipeRunner::export_model(const Recipe& r, const f
   // PaddleDetection's deploy layout: the preprocessing as EvalReader writes it, the labels, the threshold.
   YAML::Node yml;
   yml["mode"] = "paddle";
-  yml["arch"] = "PicoDet";
+  yml["arch"] = r.top().text("architecture");
   yml["min_subgraph_size"] = 3;
   yml["draw_threshold"] = r.top().number("draw_threshold", 0.5);
-  yml["reg_max"] = model->options().reg_max;
-  yml["Preprocess"] = r.root["EvalReader"]["sample_transforms"];
+  yml["reg_max"] = model->reg_max();
+  // Each EvalReader step `- Name: {keys}` becomes `- {type: Name, keys}`; Decode is implied.
+  for (const YAML::Node& step : r.root["EvalReader"]["sample_transforms"]) {
+    if (!step.IsMap() || step.size() != 1) continue;
+    const std::string type = step.begin()->first.as<std::string>();
+    if (type == "Decode") continue;
+    YAML::Node entry;
+    entry["type"] = type;
+    for (const auto& kv : step.begin()->second) entry[kv.first.as<std::string>()] = kv.second;
+    yml["Preprocess"].push_back(entry);
+  }
   for (const auto& name : eval.dataset->class_names()) yml["label_list"].push_back(name);
   io::write_file_atomic(dir / "inference.yml", config::to_yaml(yml));
 

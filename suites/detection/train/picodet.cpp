@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "framework/core/error.h"
-#include "framework/graph/trace.h"
 #include "framework/nn/init.h"
 #include "framework/ops/ops.h"
 
@@ -235,21 +234,6 @@ class PicoDet::Head : public nn::Module {
   std::vector<std::shared_ptr<nn::Conv2d>> predictors_;
 };
 
-AnchorPoints anchor_points(const std::vector<int64_t>& heights, const std::vector<int64_t>& widths,
-                           const std::vector<int>& strides) {
-  SKIFF_CHECK(heights.size() == widths.size() && heights.size() == strides.size(),
-              "anchor_points: {} heights, {} widths and {} strides", heights.size(), widths.size(), strides.size());
-  AnchorPoints a;
-  for (size_t l = 0; l < strides.size(); ++l)
-    for (int64_t r = 0; r < heights[l]; ++r)
-      for (int64_t c = 0; c < widths[l]; ++c) {
-        a.cx.push_back((float(c) + 0.5f) * float(strides[l]));
-        a.cy.push_back((float(r) + 0.5f) * float(strides[l]));
-        a.stride.push_back(float(strides[l]));
-      }
-  return a;
-}
-
 PicoDet::PicoDet(PicoDetOptions options) : options_(std::move(options)) {
   SKIFF_CHECK(options_.num_classes >= 1, "PicoDet: num_classes must be >= 1, got {}", options_.num_classes);
   SKIFF_CHECK(options_.backbone_scale > 0 && std::isfinite(options_.backbone_scale),
@@ -268,31 +252,6 @@ DenseOutputs PicoDet::dense(const Tensor& images) {
                         images.size(2) % s == 0 && images.size(3) % s == 0,
                     "PicoDet input must be [N, 3, H, W] with H and W multiples of {}, got {}", s, images.shape());
   return head_->dense(neck_->levels(backbone_->levels(images)));
-}
-
-Tensor PicoDet::forward(const Tensor& images) { return dense(images).cls_logits; }
-
-graph::Graph PicoDet::inference_graph(int height, int width) {
-  const bool was_training = is_training();
-  eval();
-  std::vector<std::string> names;
-  for (int s : picodet_strides()) names.push_back(fmt::format("cls_{}", s));
-  for (int s : picodet_strides()) names.push_back(fmt::format("reg_{}", s));
-  // Per level: probabilities and box logits, split back out of the concatenation.
-  graph::TraceFn fn = [this](const std::vector<Tensor>& inputs) {
-    DenseOutputs d = dense(inputs[0]);
-    std::vector<int64_t> cells;
-    for (size_t l = 0; l < d.level_heights.size(); ++l) cells.push_back(d.level_heights[l] * d.level_widths[l]);
-    std::vector<Tensor> outputs = split(sigmoid(d.cls_logits), cells, 1);
-    for (Tensor& t : split(d.reg_logits, cells, 1)) outputs.push_back(t);
-    return outputs;
-  };
-  graph::Graph g = graph::trace(this, fn, {zeros({1, 3, height, width}, DType::Float32)},
-                                {.dynamic_batch = true, .input_names = {"image"}, .output_names = names,
-                                 .graph_name = "skiff_picodet"});
-  train(was_training);
-  g.value_info.clear();
-  return g;
 }
 
 }  // namespace skiff::detection

@@ -22,8 +22,7 @@
 #include <memory>
 #include <vector>
 
-#include "framework/graph/ir.h"
-#include "framework/nn/nn.h"
+#include "suites/detection/train/dense_detector.h"
 
 namespace skiff::detection {
 
@@ -41,23 +40,7 @@ inline const std::vector<int>& picodet_strides() {
   return strides;
 }
 
-/// The head's outputs for a batch, every level concatenated (level by level,
-/// cells in row-major order within a level).
-struct DenseOutputs {
-  Tensor cls_logits;  ///< [N, A, C]
-  Tensor reg_logits;  ///< [N, A, 4 * (reg_max + 1)]
-  std::vector<int64_t> level_heights, level_widths;  ///< the grid of each level
-};
-
-/// The cell centres of all levels, in DenseOutputs order: ((col + 0.5) * s, (row + 0.5) * s).
-struct AnchorPoints {
-  std::vector<float> cx, cy, stride;
-  int64_t size() const { return int64_t(cx.size()); }
-};
-AnchorPoints anchor_points(const std::vector<int64_t>& heights, const std::vector<int64_t>& widths,
-                           const std::vector<int>& strides);
-
-class PicoDet : public nn::Module {
+class PicoDet : public DenseDetector {
  public:
   /// \throws ValueError for a non-positive class count, scale, channel count,
   /// conv count or reg_max.
@@ -65,14 +48,10 @@ class PicoDet : public nn::Module {
   std::string type_name() const override { return "PicoDet"; }
 
   /// images [N, 3, H, W], H and W multiples of the largest stride.
-  DenseOutputs dense(const Tensor& images);
-  /// The class logits [N, A, C] (Module's single-output form).
-  Tensor forward(const Tensor& images) override;
-
-  /// The inference graph: input [batch, 3, height, width] -> per stride
-  /// probabilities [batch, cells, C] and box logits [batch, cells, 4 (reg_max + 1)],
-  /// outputs named cls_<stride> and reg_<stride>; `height` x `width` is the example size.
-  graph::Graph inference_graph(int height, int width);
+  DenseOutputs dense(const Tensor& images) override;
+  int reg_max() const override { return options_.reg_max; }
+  const std::vector<int>& strides() const override { return picodet_strides(); }
+  int num_classes() const override { return options_.num_classes; }
 
   const PicoDetOptions& options() const { return options_; }
 

@@ -8,8 +8,9 @@ if(SKIFF_DETECTION_TEST_SOURCES)
   skiff_add_test(skiff_detection_test SOURCES ${SKIFF_DETECTION_TEST_SOURCES} DEPS skiff_suite_detection)
   target_compile_definitions(skiff_detection_test PRIVATE SKIFF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endif()
-# The zoo's NanoDet on real photos (python3-skimage's samples); pulls the model on first use.
+# The zoo's NanoDet on real photos (python3-skimage's samples), and made trainable;
+# pulls the model on first use.
 skiff_add_test(skiff_detection_models_test
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/detector_test.cpp
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/detector_test.cpp ${CMAKE_CURRENT_LIST_DIR}/pretrained_gfl_test.cpp
   DEPS skiff_suite_detection
   LABELS network)
