@@ -63,7 +63,7 @@ struct BpeOptions {
   /// Characters only: a code point without a token becomes its UTF-8 bytes as <0xNN> tokens.
   bool byte_fallback = false;
   /// Characters only: the token for a code point that has none (and no byte tokens); "" for none.
-  std::string unk_token;
+  std::string unk_token{};
 };
 
 /// A BPE model. Thread-safe: encode_word() may run on several threads

@@ -26,8 +26,8 @@ namespace skiff::text {
 struct DecoderSpec {
   enum class Kind { Replace, ByteFallback, Fuse, Strip, WordPiece, Metaspace };
   Kind kind = Kind::Fuse;
-  std::shared_ptr<const SplitRegex> pattern;  ///< Replace
-  std::string content;       ///< Replace: the replacement; Strip: the character; Metaspace: replacement
+  std::shared_ptr<const SplitRegex> pattern{};  ///< Replace
+  std::string content{};     ///< Replace: the replacement; Strip: the character; Metaspace: replacement
   uint32_t start = 0, stop = 0;  ///< Strip
   std::string prefix = "##";     ///< WordPiece
   bool cleanup = true;           ///< WordPiece

@@ -107,9 +107,16 @@ bool is_mark(int8_t type) {
 }
 bool is_nonspacing_mark(int8_t type) { return type == U_NON_SPACING_MARK; }
 
-void replace(AlignedText& t, const SplitRegex& pattern, const std::string& content) {
+void replace(AlignedText& t, const NormalizerStep& step) {
   std::vector<Span> matches;
-  pattern.find_all(t.text, matches);
+  if (step.pattern) {
+    step.pattern->find_all(t.text, matches);
+  } else if (!step.literal.empty()) {  // a plain search: much faster than a regex
+    for (size_t at = t.text.find(step.literal); at != std::string::npos;
+         at = t.text.find(step.literal, at + step.literal.size()))
+      matches.push_back({uint32_t(at), uint32_t(at + step.literal.size())});
+  }
+  const std::string& content = step.content;
   if (matches.empty()) return;
   AlignedText out;
   out.tracked = t.tracked;
@@ -204,7 +211,7 @@ Span AlignedText::input_span(uint32_t begin, uint32_t end) const {
 void apply_normalizer(const NormalizerStep& step, AlignedText& t) {
   switch (step.kind) {
     case NormalizerStep::Kind::Unicode: unicode_normalize(t, step.form); break;
-    case NormalizerStep::Kind::Replace: replace(t, *step.pattern, step.content); break;
+    case NormalizerStep::Kind::Replace: replace(t, step); break;
     case NormalizerStep::Kind::Prepend: {
       Span at = t.tracked && !t.align.empty() ? Span{t.align[0].begin, t.align[0].begin} : Span{};
       AlignedText out;

@@ -46,11 +46,12 @@ struct NormalizerStep {
   enum class Kind { Unicode, Replace, Prepend, Lowercase, StripAccents, Strip, Bert };
   Kind kind = Kind::Unicode;
   NormalizationForm form = NormalizationForm::None;  ///< Unicode
-  std::shared_ptr<const SplitRegex> pattern;         ///< Replace
-  std::string content;                               ///< Replace: the replacement; Prepend: the prefix
+  std::shared_ptr<const SplitRegex> pattern{};       ///< Replace: a regex, or null for `literal`
+  std::string literal{};                             ///< Replace: the string to replace (no regex)
+  std::string content{};                             ///< Replace: the replacement; Prepend: the prefix
   bool strip_left = false, strip_right = false;      ///< Strip
   bool clean_text = true, handle_chinese_chars = true, lowercase = true;  ///< Bert
-  std::optional<bool> strip_accents;                 ///< Bert: unset follows `lowercase`
+  std::optional<bool> strip_accents{};               ///< Bert: unset follows `lowercase`
 };
 
 /// Applies `step` to `t` (valid UTF-8), keeping the alignment when tracked.

@@ -35,7 +35,7 @@ struct PreTokenizerSpec {
   std::string replacement = "\xE2\x96\x81";  ///< Metaspace: "▁"
   Prepend prepend = Prepend::Always;          ///< Metaspace
   bool split = true;                          ///< Metaspace
-  std::shared_ptr<const SplitRegex> regex;    ///< Split
+  std::shared_ptr<const SplitRegex> regex{};  ///< Split
   SplitBehavior behavior = SplitBehavior::Isolated;  ///< Split
   bool invert = false;                               ///< Split
 };

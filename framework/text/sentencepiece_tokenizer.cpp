@@ -1,21 +1,63 @@
 #include "framework/text/sentencepiece_tokenizer.h"
 
-#include <sentencepiece_processor.h>
-#include <sentencepiece_trainer.h>
+#include <dlfcn.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <unistd.h>
+#include <cstdlib>
+#include <mutex>
 
 #include "framework/core/error.h"
 #include "framework/io/file.h"
+#include "framework/text/sentencepiece_shim.h"
 #include "framework/text/unicode.h"
 
 namespace skiff::text {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// libskiff_sentencepiece.so: $SKIFF_SENTENCEPIECE_MODULE, else beside the library that
+// holds this code (build/lib, or wherever skiff's libraries are installed).
+fs::path module_path() {
+  if (const char* env = std::getenv("SKIFF_SENTENCEPIECE_MODULE"); env && *env) return env;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&module_path), &info) && info.dli_fname)
+    return fs::path(info.dli_fname).parent_path() / "libskiff_sentencepiece.so";
+  return "libskiff_sentencepiece.so";
+}
+
+const detail::SentencePieceApi& api() {
+  static const detail::SentencePieceApi* table = nullptr;
+  static std::string failure;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const fs::path path = module_path();
+    // RTLD_DEEPBIND: libsentencepiece binds to its own protobuf (sentencepiece_shim.h).
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    if (!handle) {
+      failure = fmt::format("cannot load {}: {}", path.string(), dlerror());
+      return;
+    }
+    auto get = reinterpret_cast<const detail::SentencePieceApi* (*)()>(dlsym(handle, "skiff_sentencepiece_api"));
+    if (!get || get()->version != detail::kSentencePieceApiVersion) {
+      failure = fmt::format("{} is not skiff's SentencePiece module of this build", path.string());
+      return;
+    }
+    table = get();
+  });
+  if (!table) SKIFF_THROW(NotImplementedError, "SentencePiece: {}", failure);
+  return *table;
+}
+
+}  // namespace
+
 struct SentencePieceTokenizer::Impl {
-  sentencepiece::SentencePieceProcessor sp;
+  void* processor = nullptr;
+  ~Impl() {
+    if (processor) api().release(processor);
+  }
 };
 
 SentencePieceTokenizer::SentencePieceTokenizer(const fs::path& model_file)
@@ -23,9 +65,9 @@ SentencePieceTokenizer::SentencePieceTokenizer(const fs::path& model_file)
   std::error_code ec;
   SKIFF_CHECK(fs::is_regular_file(model_file, ec), "tokenizer: '{}' does not exist or is not a file",
               model_file.string());
-  auto status = impl_->sp.Load(model_file.string());
-  if (!status.ok())
-    SKIFF_THROW(IoError, "{}: not a SentencePiece model: {}", model_file.string(), status.ToString());
+  std::string error;
+  impl_->processor = api().load(model_file.string(), error);
+  if (!impl_->processor) SKIFF_THROW(IoError, "{}: not a SentencePiece model: {}", model_file.string(), error);
 }
 
 SentencePieceTokenizer::~SentencePieceTokenizer() = default;
@@ -33,22 +75,21 @@ SentencePieceTokenizer::SentencePieceTokenizer(SentencePieceTokenizer&&) noexcep
 
 Encoding SentencePieceTokenizer::encode(std::string_view text) const {
   if (find_invalid_utf8(text) != std::string_view::npos) check_utf8(text, fmt::format("tokenizer ({})", source()));
-  const auto spt = impl_->sp.EncodeAsImmutableProto(absl::string_view(text.data(), text.size()));
+  std::vector<int> ids;
   Encoding e;
-  e.ids.reserve(spt.pieces_size());
-  for (size_t i = 0; i < spt.pieces_size(); ++i) {
-    const auto piece = spt.pieces(int(i));
-    e.ids.push_back(int32_t(piece.id()));
-    e.offsets.push_back({piece.begin(), piece.end()});
-  }
+  std::string error;
+  if (!api().encode(impl_->processor, text, ids, &e.offsets, error))
+    SKIFF_THROW(ValueError, "{}: encoding failed: {}", source(), error);
+  e.ids.assign(ids.begin(), ids.end());
   return e;
 }
 
 std::vector<int32_t> SentencePieceTokenizer::encode_ids(std::string_view text) const {
   if (find_invalid_utf8(text) != std::string_view::npos) check_utf8(text, fmt::format("tokenizer ({})", source()));
   std::vector<int> ids;
-  auto status = impl_->sp.Encode(absl::string_view(text.data(), text.size()), &ids);
-  if (!status.ok()) SKIFF_THROW(ValueError, "{}: encoding failed: {}", source(), status.ToString());
+  std::string error;
+  if (!api().encode(impl_->processor, text, ids, nullptr, error))
+    SKIFF_THROW(ValueError, "{}: encoding failed: {}", source(), error);
   return {ids.begin(), ids.end()};
 }
 
@@ -60,25 +101,25 @@ std::string SentencePieceTokenizer::decode(std::span<const int32_t> ids, bool /*
                       vocab_size(), id);
     keep.push_back(id);
   }
-  std::string text;
-  auto status = impl_->sp.Decode(keep, &text);
-  if (!status.ok()) SKIFF_THROW(ValueError, "{}: decoding failed: {}", source(), status.ToString());
+  std::string text, error;
+  if (!api().decode(impl_->processor, keep, text, error))
+    SKIFF_THROW(ValueError, "{}: decoding failed: {}", source(), error);
   return text;
 }
 
 std::string SentencePieceTokenizer::id_to_token(int32_t id) const {
   SKIFF_CHECK_INDEX(id >= 0 && id < vocab_size(), "{}: expected a token id in [0, {}), got {}", source(), vocab_size(),
                     id);
-  return impl_->sp.IdToPiece(id);
+  return api().id_to_piece(impl_->processor, id);
 }
 
 int32_t SentencePieceTokenizer::token_to_id(std::string_view token) const {
   // The library answers the unknown piece's id for anything it lacks.
-  int id = impl_->sp.PieceToId(absl::string_view(token.data(), token.size()));
-  return id == impl_->sp.unk_id() && impl_->sp.IdToPiece(id) != token ? -1 : id;
+  const int id = api().piece_to_id(impl_->processor, token);
+  return id == api().unk_id(impl_->processor) && api().id_to_piece(impl_->processor, id) != token ? -1 : id;
 }
 
-int32_t SentencePieceTokenizer::vocab_size() const { return int32_t(impl_->sp.GetPieceSize()); }
+int32_t SentencePieceTokenizer::vocab_size() const { return int32_t(api().piece_size(impl_->processor)); }
 
 std::string SentencePieceTokenizer::kind() const { return "SentencePiece"; }
 
@@ -98,8 +139,7 @@ void train_sentencepiece(const SentencePieceTrainOptions& o) {
     inputs += p.string();
   }
   const fs::path dir = o.output.parent_path().empty() ? fs::path(".") : o.output.parent_path();
-  const std::string stem = o.output.stem().string();
-  const fs::path temp = dir / fmt::format(".{}.tmp{}", stem, ::getpid());
+  const fs::path temp = dir / fmt::format(".{}.tmp{}", o.output.stem().string(), ::getpid());
   std::unordered_map<std::string, std::string> args{
       {"input", inputs},
       {"model_prefix", temp.string()},
@@ -114,21 +154,19 @@ void train_sentencepiece(const SentencePieceTrainOptions& o) {
       {"shuffle_input_sentence", "false"},
       {"minloglevel", "2"},
   };
-  sentencepiece::SetRandomGeneratorSeed(1);
-  auto status = sentencepiece::SentencePieceTrainer::Train(args);
-  auto cleanup = [&] {
+  std::string error;
+  const bool ok = api().train(args, error);
+  const fs::path model = temp.string() + ".model", vocab = temp.string() + ".vocab";
+  if (!ok) {
     std::error_code ec;
-    fs::remove(fs::path(temp.string() + ".model"), ec);
-    fs::remove(fs::path(temp.string() + ".vocab"), ec);
-  };
-  if (!status.ok()) {
-    cleanup();
-    SKIFF_THROW(ValueError, "train-tokenizer ({}): {}", inputs, status.ToString());
+    fs::remove(model, ec);
+    fs::remove(vocab, ec);
+    SKIFF_THROW(ValueError, "train-tokenizer ({}): {}", inputs, error);
   }
-  fs::path vocab = o.output;
-  vocab.replace_extension(".vocab");
-  fs::rename(temp.string() + ".vocab", vocab);
-  fs::rename(temp.string() + ".model", o.output);
+  fs::path vocab_out = o.output;
+  vocab_out.replace_extension(".vocab");
+  fs::rename(vocab, vocab_out);
+  fs::rename(model, o.output);  // last: a .model that exists is complete
 }
 
 }  // namespace skiff::text

@@ -45,7 +45,9 @@ void read_normalizer(const Reader& r, std::vector<NormalizerStep>& steps) {
     s.form = normalization_form_from_name(type);
   } else if (type == "Replace") {
     s.kind = Kind::Replace;
-    s.pattern = replace_pattern(r);
+    Reader pattern = r.child("pattern");
+    if (pattern.has("String")) s.literal = pattern.string("String");
+    else s.pattern = replace_pattern(r);
     s.content = r.string("content");
   } else if (type == "Prepend") {
     s.kind = Kind::Prepend;
