@@ -152,16 +152,26 @@ void BpeModel::merge(std::vector<int32_t>& symbols, bool use_heap) const {
 }
 
 void BpeModel::merge_scan(std::vector<int32_t>& s) const {
-  while (s.size() > 1) {
-    int32_t best_rank = INT32_MAX, best_id = -1;
+  if (s.size() < 2) return;
+  // The merge of each adjacent pair, looked up once and again only for the two pairs a
+  // merge changes: O(n) hash lookups per word instead of O(n) per merge.
+  constexpr Merge kNone{INT32_MAX, -1};
+  std::vector<Merge> pairs(s.size() - 1);
+  auto lookup = [&](size_t i) {
+    const Merge* m = find_merge(s[i], s[i + 1]);
+    return m ? *m : kNone;
+  };
+  for (size_t i = 0; i + 1 < s.size(); ++i) pairs[i] = lookup(i);
+  while (!pairs.empty()) {
     size_t best = 0;
-    for (size_t i = 0; i + 1 < s.size(); ++i) {
-      const Merge* m = find_merge(s[i], s[i + 1]);
-      if (m && m->rank < best_rank) best_rank = m->rank, best_id = m->id, best = i;
-    }
-    if (best_id < 0) break;
-    s[best] = best_id;
+    for (size_t i = 1; i < pairs.size(); ++i)
+      if (pairs[i].rank < pairs[best].rank) best = i;
+    if (pairs[best].id < 0) break;
+    s[best] = pairs[best].id;
     s.erase(s.begin() + std::ptrdiff_t(best) + 1);
+    pairs.erase(pairs.begin() + std::ptrdiff_t(best));
+    if (best > 0) pairs[best - 1] = lookup(best - 1);
+    if (best < pairs.size()) pairs[best] = lookup(best);
   }
 }
 

@@ -3,6 +3,8 @@
 #include <unicode/uchar.h>
 #include <unicode/ustring.h>
 
+#include <algorithm>
+
 #include "framework/core/error.h"
 #include "framework/text/unicode.h"
 
@@ -154,7 +156,31 @@ void strip(AlignedText& t, bool left, bool right) {
   if (t.tracked) t.align = std::vector<Span>(t.align.begin() + begin, t.align.begin() + end);
 }
 
+// BertNormalizer on ASCII text, in one pass: no ideographs, no accents, and the
+// only characters clean_text changes are the C0 controls and DEL.
+void bert_ascii(const NormalizerStep& s, AlignedText& t) {
+  size_t out = 0;
+  for (size_t i = 0; i < t.text.size(); ++i) {
+    char c = t.text[i];
+    if (s.clean_text) {
+      const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+      if (!space && (uint8_t(c) < 0x20 || c == 0x7F)) continue;
+      if (space) c = ' ';
+    }
+    if (s.lowercase && c >= 'A' && c <= 'Z') c = char(c + 32);
+    t.text[out] = c;
+    if (t.tracked) t.align[out] = t.align[i];
+    ++out;
+  }
+  t.text.resize(out);
+  if (t.tracked) t.align.resize(out);
+}
+
 void bert(const NormalizerStep& s, AlignedText& t) {
+  if (std::all_of(t.text.begin(), t.text.end(), [](char c) { return uint8_t(c) < 0x80; })) {
+    bert_ascii(s, t);
+    return;
+  }
   if (s.clean_text || s.handle_chinese_chars) {
     rebuild(t, [&](char32_t cp, size_t, const auto&, std::string& out) {
       if (s.clean_text) {
