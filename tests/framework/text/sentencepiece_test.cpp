@@ -59,6 +59,8 @@ TEST(SentencePieceTest, TrainedModelRoundTripsItsCorpus) {
   size_t n = 0, tokens = 0;
   for (const char* doc : {"docs/nlp.md", "docs/nlp.zh.md", "docs/design.md", "docs/ocr.md"}) {
     for (const std::string& line : lines_of(kSource / doc)) {
+      // U+2581 is SentencePiece's own stand-in for a space: the library decodes it as one.
+      if (line.find("\xE2\x96\x81") != std::string::npos) continue;
       std::vector<int32_t> ids = t.encode_ids(line);
       EXPECT_EQ(t.decode(ids), line) << doc;
       tokens += ids.size();
