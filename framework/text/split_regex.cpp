@@ -1,5 +1,7 @@
 #include "framework/text/split_regex.h"
 
+#include <algorithm>
+
 #include <unicode/uregex.h>
 #include <unicode/utext.h>
 
@@ -237,6 +239,71 @@ void SplitRegex::find_all(std::string_view text, std::vector<Span>& out, uint32_
   utext_close(ut);
   if (U_FAILURE(status))
     SKIFF_THROW(ValueError, "split regex '{}': ICU matching failed: {}", pattern_, u_errorName(status));
+}
+
+// Cuts the pieces of one Split step out of `piece`, Hugging Face's way: the regex's
+// matches and the gaps between them tile the piece; `invert` swaps the two roles.
+void split_piece(const SplitRegex& regex, SplitBehavior behavior, bool invert, std::string_view work, Span piece,
+                 std::vector<Span>& matches, std::vector<Span>& out) {
+  matches.clear();
+  regex.find_all(work.substr(piece.begin, piece.end - piece.begin), matches, piece.begin);
+  // Fast path: a tiling of matches, the usual case for the shipped patterns.
+  if (!invert && behavior == SplitBehavior::Isolated) {
+    uint32_t at = piece.begin;
+    for (const Span& m : matches) {
+      if (m.begin > at) out.push_back({at, m.begin});
+      out.push_back(m);
+      at = m.end;
+    }
+    if (at < piece.end) out.push_back({at, piece.end});
+    return;
+  }
+  struct Segment {
+    Span span;
+    bool is_match;
+  };
+  std::vector<Segment> segments;
+  uint32_t at = piece.begin;
+  for (const Span& m : matches) {
+    if (m.begin > at) segments.push_back({{at, m.begin}, invert});
+    segments.push_back({m, !invert});
+    at = m.end;
+  }
+  if (at < piece.end) segments.push_back({{at, piece.end}, invert});
+
+  const size_t first = out.size();
+  bool previous_match = false;
+  switch (behavior) {
+    case SplitBehavior::Removed:
+      for (const auto& s : segments)
+        if (!s.is_match) out.push_back(s.span);
+      break;
+    case SplitBehavior::Isolated:
+      for (const auto& s : segments) out.push_back(s.span);
+      break;
+    case SplitBehavior::MergedWithPrevious:
+      for (const auto& s : segments) {
+        if (s.is_match && !previous_match && out.size() > first) out.back().end = s.span.end;
+        else out.push_back(s.span);
+        previous_match = s.is_match;
+      }
+      break;
+    case SplitBehavior::MergedWithNext:
+      for (auto it = segments.rbegin(); it != segments.rend(); ++it) {
+        if (it->is_match && !previous_match && out.size() > first) out.back().begin = it->span.begin;
+        else out.push_back(it->span);
+        previous_match = it->is_match;
+      }
+      std::reverse(out.begin() + std::ptrdiff_t(first), out.end());
+      break;
+    case SplitBehavior::Contiguous:
+      for (const auto& s : segments) {
+        if (s.is_match && previous_match && out.size() > first) out.back().end = s.span.end;
+        else out.push_back(s.span);
+        previous_match = s.is_match;
+      }
+      break;
+  }
 }
 
 }  // namespace skiff::text

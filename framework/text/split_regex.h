@@ -75,4 +75,14 @@ class SplitRegex {
 /// The pattern rewritten for ICU as described in the file comment (exposed for tests).
 std::string js_pattern_for_icu(std::string_view pattern);
 
+/// What a Split step does with the pieces its regex matches (tokenizer.json `behavior`).
+enum class SplitBehavior { Removed, Isolated, MergedWithPrevious, MergedWithNext, Contiguous };
+
+/// One Split pre-tokenization step on `piece` of `work`, Hugging Face's way: the regex's
+/// matches and the gaps between them tile the piece (`invert` swaps the two roles), and
+/// `behavior` says which pieces stay apart. Appends the resulting ranges of `work` to
+/// `out`; `matches` is scratch space.
+void split_piece(const SplitRegex& regex, SplitBehavior behavior, bool invert, std::string_view work, Span piece,
+                 std::vector<Span>& matches, std::vector<Span>& out);
+
 }  // namespace skiff::text

@@ -44,7 +44,7 @@ std::string token_table(const text::Encoding& encoding, std::string_view input) 
   return out;
 }
 
-nlohmann::json tokenize_json(const text::BpeTokenizer& tokenizer, const text::Encoding& encoding,
+nlohmann::json tokenize_json(const text::Tokenizer& tokenizer, const text::Encoding& encoding,
                              std::string_view name) {
   nlohmann::json offsets = nlohmann::json::array(), tokens = nlohmann::json::array();
   for (size_t k = 0; k < encoding.ids.size(); ++k) {

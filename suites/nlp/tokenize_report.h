@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "framework/text/bpe_tokenizer.h"
+#include "framework/text/tokenizer.h"
 
 namespace skiff::nlp {
 
@@ -23,7 +23,7 @@ std::string token_table(const text::Encoding& encoding, std::string_view input);
 
 /// {"input": name, "count": n, "ids": [...], "offsets": [[begin, end], ...],
 ///  "tokens": [token strings as the tokenizer files spell them]}.
-nlohmann::json tokenize_json(const text::BpeTokenizer& tokenizer, const text::Encoding& encoding,
+nlohmann::json tokenize_json(const text::Tokenizer& tokenizer, const text::Encoding& encoding,
                              std::string_view name);
 
 /// `text` with the escapes of token_table().

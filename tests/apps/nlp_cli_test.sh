@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `skiff nlp tokenize` / `skiff nlp decode` as a user runs them, on a small GPT-2-style
 # tokenizer this script writes (offline): outputs, --ids, --json, stdin, and the exit
-# codes and messages of a bad path, a malformed file and invalid UTF-8; then
+# codes and messages of a bad path, a malformed file and invalid UTF-8; WordPiece from a
+# BERT vocab.txt; `skiff nlp train-tokenizer` (SentencePiece, on Debian's fortunes when
+# installed) and the trained model against spm_encode; then
 # `skiff nlp generate` and `skiff nlp export --gguf` on the tiny LLaMA fixture of tests/data/llama.
 # Usage: nlp_cli_test.sh SKIFF_BINARY
 set -u
@@ -75,9 +77,42 @@ expect 2 no_tokenizer "$SKIFF" nlp tokenize --text hi
 expect 2 bad_id "$SKIFF" nlp decode -t gpt2 99999
 check "bad_id: names the id" grep -q "99999" bad_id.err
 # 3: a tokenizer skiff cannot run.
-mkdir wordpiece && printf '{"model": {"type": "WordPiece", "vocab": {}}}' > wordpiece/tokenizer.json
-expect 3 unsupported "$SKIFF" nlp tokenize -t wordpiece --text hi
-check "unsupported: says what" grep -qF "model type 'WordPiece' is not supported" unsupported.err
+mkdir unigram && printf '{"model": {"type": "Unigram", "vocab": [["a", -1.0]]}}' > unigram/tokenizer.json
+expect 3 unsupported "$SKIFF" nlp tokenize -t unigram --text hi
+check "unsupported: says what" grep -qF "unigram/tokenizer.json: model type 'Unigram' is not supported" unsupported.err
+printf '{"model": {"type": "WordPiece", "vocab": {"[UNK]": 0}}, "pre_tokenizer": {"type": "Digits"}}' > unigram/tokenizer.json
+expect 3 unsupported_pre "$SKIFF" nlp tokenize -t unigram --text hi
+check "unsupported_pre: names file, key and type" grep -qF "unigram/tokenizer.json: pre_tokenizer: pre-tokenizer type 'Digits'" unsupported_pre.err
+
+# WordPiece from a BERT vocab.txt (BERT's uncased defaults).
+mkdir bert && printf '[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nhello\n##s\n,\n' > bert/vocab.txt
+expect 0 wp_table "$SKIFF" nlp tokenize -t bert --text "[CLS] Hellos, hello"
+check "wp_table: ids, ranges, text" diff <(printf '2\t0:5\t[CLS]\n5\t6:11\tHello\n6\t11:12\ts\n7\t12:13\t,\n5\t14:19\thello\n') wp_table.out
+check "wp_table: kind on stderr" grep -qF "5 tokens (WordPiece" wp_table.err
+expect 0 wp_decode "$SKIFF" nlp decode -t bert/vocab.txt --skip-special 2 5 6 7 5
+check "wp_decode: WordPiece decoder" diff <(echo "hellos, hello") wp_decode.out
+
+# SentencePiece: train a model with libsentencepiece, then tokenize and decode with it.
+FORTUNES=/usr/share/games/fortunes/fortunes
+[ -f "$FORTUNES" ] || { FORTUNES=corpus.txt; for i in $(seq 200); do echo "line $i of a small corpus, with words and numbers $((i * 7))"; done > corpus.txt; }
+expect 0 spm_train "$SKIFF" nlp train-tokenizer -o fortunes.model --vocab-size 800 --byte-fallback "$FORTUNES"
+check "spm_train: says what it wrote" grep -qF "wrote fortunes.model (800 pieces, unigram)" spm_train.err
+check "spm_train: .vocab beside it" test -s fortunes.vocab
+head -n 40 "$FORTUNES" | grep -v '^%' | grep -v '^$' > sample.txt
+line="$(sed -n 3p sample.txt)"
+expect 0 spm_line "$SKIFF" nlp tokenize -t fortunes.model --ids --text "$line"
+if command -v spm_encode >/dev/null; then
+  check "spm_line: ids equal spm_encode's" diff spm_line.out <(echo "$line" | spm_encode --model=fortunes.model --output_format=id)
+fi
+expect 0 spm_decode "$SKIFF" nlp decode -t fortunes.model $(cat spm_line.out)
+check "spm_decode: round trip" test "$(cat spm_decode.out)" = "$line"
+expect 2 spm_bad "$SKIFF" nlp tokenize -t a.txt --text hi
+check "spm_bad: a .txt is read as a BERT vocabulary" grep -qF "a.txt: no [UNK] token: not a BERT vocabulary" spm_bad.err
+printf 'not a model' > bad.model
+expect 5 spm_bad_model "$SKIFF" nlp tokenize -t bad.model --text hi
+check "spm_bad_model: names the file" grep -qF "bad.model: not a SentencePiece model" spm_bad_model.err
+expect 2 spm_out "$SKIFF" nlp train-tokenizer -o m.bin a.txt
+check "spm_out: names the option" grep -qF "must be a .model file" spm_out.err
 
 # `skiff nlp generate` on the tiny LLaMA fixture (tests/data/llama/tiny: random weights,
 # byte-level tokenizer.json; tests/tools/llama/make_fixture.py writes it).

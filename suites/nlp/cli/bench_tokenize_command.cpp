@@ -13,7 +13,7 @@
 #include "framework/cli/command_registry.h"
 #include "framework/core/error.h"
 #include "framework/io/file.h"
-#include "framework/text/bpe_tokenizer.h"
+#include "framework/text/tokenizer.h"
 
 namespace skiff::nlp {
 namespace {
@@ -27,7 +27,8 @@ struct BenchOptions {
 void run_bench(const BenchOptions& o) {
   std::error_code ec;
   SKIFF_CHECK(std::filesystem::exists(o.tokenizer, ec), "bench tokenize: tokenizer '{}' does not exist", o.tokenizer);
-  text::BpeTokenizer tokenizer = text::BpeTokenizer::load(o.tokenizer);
+  std::unique_ptr<text::Tokenizer> loaded = text::load_tokenizer(o.tokenizer);
+  const text::Tokenizer& tokenizer = *loaded;
   std::vector<std::string> texts;
   size_t bytes = 0;
   for (const auto& f : o.files) {
@@ -52,7 +53,7 @@ void run_bench(const BenchOptions& o) {
   };
   double warm = cli::median_seconds(pass, 1.0, 5, 1);
   double cold = cli::median_seconds([&] {
-    tokenizer.model().clear_cache();
+    tokenizer.clear_cache();
     pass();
   }, 1.0, 5, 0);
   const std::string name = o.name.empty() ? std::string("tokenize") : o.name;
@@ -73,8 +74,8 @@ void add_bench_tokenize_command(CLI::App& bench) {
   auto o = std::make_shared<BenchOptions>();
   auto* cmd = bench.add_subcommand(
       "tokenize", "Tokenizer encoding throughput (one thread) over text files: warm (word cache filled) and cold");
-  cmd->add_option("--tokenizer,-t", o->tokenizer, "tokenizer.json, or a directory with tokenizer.json or "
-                  "encoder.json + vocab.bpe")->required();
+  cmd->add_option("--tokenizer,-t", o->tokenizer, "A tokenizer file or directory, as for `skiff nlp tokenize`")
+      ->required();
   cmd->add_option("files", o->files, "Text files, each encoded as one text")->required()->check(CLI::ExistingFile);
   cmd->add_option("--name", o->name, "Name of the row (default: tokenize)");
   cmd->add_flag("--lines", o->lines, "Encode each line (with its newline) as one text instead of each file");

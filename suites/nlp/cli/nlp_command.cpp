@@ -2,6 +2,7 @@
 //   skiff nlp tokenize --tokenizer DIR_OR_tokenizer.json --text "Hello world" [--ids | --json]
 //   skiff nlp tokenize --tokenizer ... FILE... (or - for stdin)
 //   skiff nlp decode --tokenizer ... 9707 1879
+//   skiff nlp train-tokenizer --output m.model --vocab-size 2000 FILE...
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -11,7 +12,8 @@
 #include "framework/cli/command_registry.h"
 #include "framework/core/error.h"
 #include "framework/io/file.h"
-#include "framework/text/bpe_tokenizer.h"
+#include "framework/text/sentencepiece_tokenizer.h"
+#include "framework/text/tokenizer.h"
 #include "suites/nlp/tokenize_report.h"
 
 namespace skiff::nlp {
@@ -19,8 +21,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kTokenizerHelp =
-    "A Hugging Face tokenizer.json (byte-level BPE: GPT-2, Llama 3, Qwen2/2.5/3, ...), GPT-2's encoder.json, or a "
-    "directory holding tokenizer.json or encoder.json + vocab.bpe";
+    "A Hugging Face tokenizer.json (byte-level BPE: GPT-2, Llama 3, Qwen2/2.5/3; BPE with byte fallback: Llama 2, "
+    "Gemma; WordPiece: BERT), GPT-2's encoder.json, a BERT vocab.txt, a SentencePiece .model, or a directory "
+    "holding one of them";
 
 struct Options {
   std::string tokenizer, text;
@@ -29,11 +32,11 @@ struct Options {
   bool ids_only = false, json = false, skip_special = false;
 };
 
-text::BpeTokenizer load_tokenizer(const std::string& path) {
+std::unique_ptr<text::Tokenizer> load_tokenizer(const std::string& path) {
   SKIFF_CHECK(!path.empty(), "nlp: --tokenizer is required");
   std::error_code ec;
   SKIFF_CHECK(fs::exists(path, ec), "nlp: tokenizer '{}' does not exist", path);
-  return text::BpeTokenizer::load(path);
+  return text::load_tokenizer(path);
 }
 
 std::string read_input(const std::string& file) {
@@ -46,7 +49,8 @@ std::string read_input(const std::string& file) {
 void run_tokenize(const Options& o) {
   SKIFF_CHECK(o.text.empty() || o.files.empty(), "nlp tokenize: give --text or input files, not both");
   SKIFF_CHECK(!o.text.empty() || !o.files.empty(), "nlp tokenize: nothing to tokenize: give --text TEXT or FILE...");
-  text::BpeTokenizer tokenizer = load_tokenizer(o.tokenizer);
+  std::unique_ptr<text::Tokenizer> loaded = load_tokenizer(o.tokenizer);
+  const text::Tokenizer& tokenizer = *loaded;
   std::vector<std::pair<std::string, std::string>> inputs;  // name, text
   if (!o.files.empty()) {
     for (const auto& f : o.files) inputs.emplace_back(f == "-" ? "<stdin>" : f, read_input(f));
@@ -68,18 +72,42 @@ void run_tokenize(const Options& o) {
     } else {
       if (inputs.size() > 1) fmt::print("# {}: {} tokens\n", name, e.ids.size());
       fmt::print("{}", token_table(e, input));
-      if (inputs.size() == 1) fmt::print(stderr, "{} tokens ({})\n", e.ids.size(), tokenizer.source());
+      if (inputs.size() == 1)
+        fmt::print(stderr, "{} tokens ({}, {})\n", e.ids.size(), tokenizer.kind(), tokenizer.source());
     }
   }
 }
 
 void run_decode(const Options& o) {
-  text::BpeTokenizer tokenizer = load_tokenizer(o.tokenizer);
-  fmt::print("{}\n", tokenizer.decode(o.ids, o.skip_special));
+  fmt::print("{}\n", load_tokenizer(o.tokenizer)->decode(o.ids, o.skip_special));
+}
+
+struct TrainOptions {
+  std::vector<std::string> inputs;
+  std::string output, model_type = "unigram";
+  int vocab_size = 8000;
+  double character_coverage = 0.9995;
+  bool byte_fallback = false, keep_whitespace = false;
+  std::string normalization = "nmt_nfkc";
+};
+
+void run_train(const TrainOptions& o) {
+  text::SentencePieceTrainOptions t;
+  for (const auto& f : o.inputs) t.inputs.emplace_back(f);
+  t.output = o.output;
+  t.vocab_size = o.vocab_size;
+  t.model_type = o.model_type;
+  t.character_coverage = o.character_coverage;
+  t.byte_fallback = o.byte_fallback;
+  t.normalization = o.normalization;
+  t.remove_extra_whitespaces = !o.keep_whitespace;
+  text::train_sentencepiece(t);
+  text::SentencePieceTokenizer trained(t.output);
+  fmt::print(stderr, "wrote {} ({} pieces, {})\n", o.output, trained.vocab_size(), o.model_type);
 }
 
 void add_nlp_command(CLI::App& app) {
-  auto* nlp = app.add_subcommand("nlp", "Text: tokenizers (byte-level BPE from tokenizer.json or GPT-2's files)");
+  auto* nlp = app.add_subcommand("nlp", "Text: tokenizers (BPE, WordPiece, SentencePiece), generation");
   nlp->require_subcommand(1);
   auto o = std::make_shared<Options>();
 
@@ -107,6 +135,24 @@ void add_nlp_command(CLI::App& app) {
   dec->add_option("ids", o->ids, "Token ids")->required();
   dec->add_flag("--skip-special", o->skip_special, "Leave out special tokens (<|im_start|>, <|endoftext|>, ...)");
   dec->callback([o] { run_decode(*o); });
+
+  auto t = std::make_shared<TrainOptions>();
+  auto* train = nlp->add_subcommand("train-tokenizer", "Train a SentencePiece model (libsentencepiece) on text files");
+  train->footer(
+      "Each line of the inputs is one sentence; every line is used, one thread: the same inputs give the same model.\n"
+      "Writes OUTPUT (.model) and the .vocab beside it. Use the model with --tokenizer OUTPUT.\n"
+      "Example:\n"
+      "  skiff nlp train-tokenizer --output fortunes.model --vocab-size 2000 /usr/share/games/fortunes/fortunes");
+  train->add_option("inputs", t->inputs, "UTF-8 text files")->required()->check(CLI::ExistingFile);
+  train->add_option("--output,-o", t->output, "The .model file to write")->required();
+  train->add_option("--vocab-size", t->vocab_size, "Number of pieces (default 8000)");
+  train->add_option("--model-type", t->model_type, "unigram (default), bpe, char or word");
+  train->add_option("--character-coverage", t->character_coverage, "Share of characters covered (default 0.9995)");
+  train->add_flag("--byte-fallback", t->byte_fallback, "Give rare characters <0xNN> byte pieces instead of <unk>");
+  train->add_option("--normalization", t->normalization,
+                    "nmt_nfkc (default), nfkc, nmt_nfkc_cf, nfkc_cf or identity (text as is)");
+  train->add_flag("--keep-whitespace", t->keep_whitespace, "Keep runs of spaces and leading/trailing spaces");
+  train->callback([t] { run_train(*t); });
 }
 
 }  // namespace

