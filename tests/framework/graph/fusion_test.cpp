@@ -584,6 +584,32 @@ TEST(FusionPasses, PreparedFusedOpsMatchUnpreparedRunsForEverySize) {
   EXPECT_LT(rel_diff(run(e, {x})[0], before), 1e-6);
 }
 
+// Wide 3x3 stride-1 layers (>= 32 channels, >= 26x26) run as Winograd on oneDNN, which takes no
+// post-ops: the chain (leaky relu, then a linear step) runs after the convolution.
+TEST(FusionPasses, WinogradFusedConvsStillApplyTheirChain) {
+  Generator gen(24);
+  GraphBuilder b(13);
+  b.input("x", {-1, 32, -1, -1})
+      .init("w", mul(randn({48, 32, 3, 3}, DType::Float32, &gen), 0.1))
+      .init("b", randn({48}, DType::Float32, &gen))
+      .init("a", scalar(1.5f))
+      .node("Conv", {"x", "w", "b"}, {"c"}, pads1())
+      .node("LeakyRelu", {"c"}, {"l"}, {{"alpha", 0.1f}})
+      .node("Mul", {"l", "a"}, {"m"})
+      .node("Add", {"m", "a"}, {"y"})
+      .output("y");
+  for (int64_t size : {30, 8}) {  // Winograd, and direct below the size threshold
+    SCOPED_TRACE(size);
+    Graph g = b.build();
+    Tensor x = randn({1, 32, size, size + 3}, DType::Float32, &gen);
+    std::vector<Tensor> before = run(g, {x});
+    fuse_all(g);
+    ASSERT_EQ(g.nodes.size(), 1u);
+    EXPECT_EQ(chain_names(g.nodes[0]), (std::vector<std::string>{"leaky_relu", "linear"}));
+    EXPECT_LT(rel_diff(run(g, {x})[0], before[0]), 1e-5);
+  }
+}
+
 // ---- select_blocked_layouts ----------------------------------------------------------------
 
 TEST(FusionPasses, ConvChainsKeepTheBlockedLayoutBetweenFusedConvs) {
