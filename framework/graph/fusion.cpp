@@ -4,6 +4,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "framework/backends/onednn/fused_conv.h"
 #include "framework/graph/ops/fused.h"
 #include "framework/graph/passes.h"
 #include "framework/ops/ops.h"
@@ -684,20 +685,71 @@ size_t fuse_layer_norm(Graph& g) {
   return ed.finish();
 }
 
+// ---- blocked layouts ---------------------------------------------------------------------------
+
+namespace {
+
+/// Channels of v known from the graph alone, for the producers that may hand over blocked
+/// values: a fused conv's output channels, or the sum over a skiff.ChannelConcat's inputs.
+std::optional<int64_t> static_channels(const Graph& g, const std::unordered_map<std::string, size_t>& producer,
+                                       const std::string& v) {
+  auto it = producer.find(v);
+  if (it == producer.end()) return std::nullopt;
+  const Node& p = g.nodes[it->second];
+  if (p.op_type == "skiff.FusedConv" && fusable_conv(g, p)) return g.initializers.at(p.inputs[1]).size(0);
+  if (p.op_type == "skiff.ChannelConcat") {
+    int64_t sum = 0;
+    for (int64_t c : p.attr_ints("channels")) sum += c;
+    return sum;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+size_t use_channel_concats(Graph& g) {
+  const auto producer = g.producers();
+  size_t changed = 0;
+  // Nodes are in topological order, so a concat of concats sees its inputs rewritten first.
+  for (auto& n : g.nodes) {
+    if (n.op_type != "Concat" || n.outputs.size() != 1 || n.inputs.size() < 2) continue;
+    const int64_t axis = n.attr_int("axis", 0);
+    if (axis != 1 && axis != -3) continue;  // the producers below are all 4-D
+    std::vector<int64_t> channels;
+    for (const auto& in : n.inputs) {
+      const auto c = in.empty() ? std::nullopt : static_channels(g, producer, in);
+      if (!c || *c <= 0 || *c % onednn::kBlock != 0) break;
+      channels.push_back(*c);
+    }
+    if (channels.size() != n.inputs.size()) continue;
+    n.op_type = "skiff.ChannelConcat";
+    n.attrs["axis"] = int64_t(1);
+    n.attrs["channels"] = channels;
+    ++changed;
+  }
+  return changed;
+}
+
 size_t select_blocked_layouts(Graph& g) {
   std::unordered_map<std::string, std::vector<std::pair<const Node*, size_t>>> readers;
   for (const auto& n : g.nodes)
     for (size_t k = 0; k < n.inputs.size(); ++k)
       if (!n.inputs[k].empty()) readers[n.inputs[k]].emplace_back(&n, k);
+  // Readers that accept a blocked value: a fused conv's data input, and any channel concat input
+  // (use_channel_concats admitted only whole blocks of channels).
+  auto accepts_blocked = [&](const Node& reader, size_t k) {
+    if (reader.op_type == "skiff.ChannelConcat") return true;
+    return reader.op_type == "skiff.FusedConv" && k == 0 && fusable_conv(g, reader);
+  };
   size_t changed = 0;
   for (auto& n : g.nodes) {
-    if (n.op_type != "skiff.FusedConv" || n.outputs.size() != 1 || g.is_graph_output(n.outputs[0])) continue;
+    if (n.op_type != "skiff.FusedConv" && n.op_type != "skiff.ChannelConcat") continue;
+    if (n.outputs.size() != 1 || g.is_graph_output(n.outputs[0])) continue;
     auto it = readers.find(n.outputs[0]);
     if (it == readers.end()) continue;
-    bool all_convs = true;
-    for (const auto& [reader, k] : it->second)
-      all_convs &= reader->op_type == "skiff.FusedConv" && k == 0 && fusable_conv(g, *reader);
-    if (!all_convs || n.attr_int("dst_blocked", 0)) continue;
+    bool all_accept = true;
+    for (const auto& [reader, k] : it->second) all_accept &= accepts_blocked(*reader, k);
+    if (!all_accept || n.attr_int("dst_blocked", 0)) continue;
     n.attrs["dst_blocked"] = int64_t(1);
     ++changed;
   }
@@ -714,6 +766,7 @@ size_t fuse_all(Graph& g) {
   n += fuse_channel_mul(g);
   n += fuse_upsample_add(g);
   n += use_fused_convs(g);
+  n += use_channel_concats(g);
   n += select_blocked_layouts(g);
   return n;
 }

@@ -70,13 +70,24 @@ size_t use_fused_convs(Graph& g);
 /// attribute epsilon.
 size_t fuse_layer_norm(Graph& g);
 
-/// Marks each skiff.FusedConv whose output is read only by other fused convs
-/// (as their input 0) with dst_blocked=1: when it runs on oneDNN it then
-/// leaves its result in oneDNN's channel-blocked layout (nChw16c, a
-/// [N, ceil(C / 16), H, W, 16] tensor) and the next conv reads it without the
-/// two reorders through NCHW. Values that are graph outputs or reach any other
-/// op stay NCHW. A fused conv that takes its composite path produces NCHW, and
-/// a consumer accepts either, so correctness never depends on the backend.
+/// Rewrites each Concat along axis 1 whose inputs all come from fused convs or
+/// from other such concats, with a known channel count that is a multiple of 16
+/// (oneDNN's channel block), into "skiff.ChannelConcat" (same inputs, axis 1,
+/// attribute "channels": the inputs' channel counts). It concatenates NCHW
+/// tensors like Concat, and blocked ones (see select_blocked_layouts) block by
+/// block, so the CSP blocks of detectors such as NanoDet keep the blocked layout
+/// across their concatenations.
+size_t use_channel_concats(Graph& g);
+
+/// Marks each skiff.FusedConv and skiff.ChannelConcat whose output is read only
+/// by fused convs (as their input 0) and channel concats with dst_blocked=1:
+/// when it runs on oneDNN a conv then leaves its result in oneDNN's
+/// channel-blocked layout (nChw16c, a [N, ceil(C / 16), H, W, 16] tensor) and
+/// the next conv reads it without the two reorders through NCHW; a channel
+/// concat of blocked inputs stays blocked. Values that are graph outputs or
+/// reach any other op stay NCHW. A fused conv that takes its composite path
+/// produces NCHW, and every consumer accepts either, so correctness never
+/// depends on the backend.
 size_t select_blocked_layouts(Graph& g);
 
 /// All of the above in order; returns the total number of rewrites.

@@ -7,6 +7,8 @@
 //                     plus the post-op chain: "post_ops" (strings), "post_alpha", "post_beta" (floats).
 //   skiff.Eltwise     inputs {x}; the post-op chain (no "sum").
 //   skiff.ChannelMul  inputs {x, s}; y = x * s, plus x when attribute "residual" is 1.
+//   skiff.ChannelConcat  a Concat along axis 1 whose inputs may be channel-blocked (attributes
+//                     "channels", "dst_blocked"); see use_channel_concats.
 //   skiff.UpsampleNearest  a Resize node (same inputs and attributes) plus an optional residual
 //                     input 4 added to the result; fast path for integer nearest upsampling.
 //   skiff.LayerNorm   inputs {x, gamma or "", beta or ""}, attribute epsilon: normalisation over the
@@ -260,6 +262,27 @@ std::vector<Tensor> fused_conv_op(const OpContext& c) {
   return outputs;
 }
 
+/// skiff.ChannelConcat (use_channel_concats): Concat along the channels of [N, C_i, H, W] inputs,
+/// each NCHW or blocked ([N, C_i / 16, H, W, 16], C_i from attribute "channels"). Since every C_i
+/// is a whole number of blocks, the blocked result is the inputs' blocks one after the other, a
+/// plain concat along dim 1 of the 5-D tensors; it is produced when every input is blocked and the
+/// node may hand a blocked value on (dst_blocked). Otherwise the inputs are made NCHW and joined by
+/// the Concat op.
+std::vector<Tensor> channel_concat_op(const OpContext& c) {
+  const std::vector<int64_t> channels = c.node.attr_ints("channels");
+  SKIFF_CHECK(channels.size() == c.num_inputs(), "{}: {} inputs but {} channel counts", c.node.describe(),
+              c.num_inputs(), channels.size());
+  bool all_blocked = true;
+  for (size_t i = 0; i < c.num_inputs(); ++i) all_blocked &= c.inputs[i].dim() == 5;
+  if (all_blocked && c.node.attr_int("dst_blocked", 0) != 0) return one(concat(c.inputs, 1));
+  std::vector<Tensor> plain = c.inputs;
+  for (size_t i = 0; i < plain.size(); ++i)
+    if (plain[i].dim() == 5) plain[i] = unblocked(plain[i], channels[i]);
+  const GraphOp* concat_op = find_graph_op("Concat");
+  SKIFF_ASSERT(concat_op != nullptr, "the Concat graph op is not registered");
+  return concat_op->run(OpContext{c.node, plain, c.opset});
+}
+
 std::vector<Tensor> eltwise_op(const OpContext& c) {
   ChainPrep local;
   const ChainPrep* prep = static_cast<const ChainPrep*>(c.prepared);
@@ -455,6 +478,7 @@ SKIFF_REGISTER_GRAPH_OP("skiff.UpsampleNearest", upsample_nearest_op);
 SKIFF_REGISTER_GRAPH_OP("skiff.FusedConv", fused_conv_op, prepare_fused_conv);
 SKIFF_REGISTER_GRAPH_OP("skiff.Eltwise", eltwise_op, prepare_eltwise);
 SKIFF_REGISTER_GRAPH_OP("skiff.ChannelMul", channel_mul_op);
+SKIFF_REGISTER_GRAPH_OP("skiff.ChannelConcat", channel_concat_op);
 
 }  // namespace
 }  // namespace ops

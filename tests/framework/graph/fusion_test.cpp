@@ -584,6 +584,32 @@ TEST(FusionPasses, PreparedFusedOpsMatchUnpreparedRunsForEverySize) {
   EXPECT_LT(rel_diff(run(e, {x})[0], before), 1e-6);
 }
 
+// Wide 3x3 stride-1 layers (>= 32 channels, >= 26x26) run as Winograd on oneDNN, which takes no
+// post-ops: the chain (leaky relu, then a linear step) runs after the convolution.
+TEST(FusionPasses, WinogradFusedConvsStillApplyTheirChain) {
+  Generator gen(24);
+  GraphBuilder b(13);
+  b.input("x", {-1, 32, -1, -1})
+      .init("w", mul(randn({48, 32, 3, 3}, DType::Float32, &gen), 0.1))
+      .init("b", randn({48}, DType::Float32, &gen))
+      .init("a", scalar(1.5f))
+      .node("Conv", {"x", "w", "b"}, {"c"}, pads1())
+      .node("LeakyRelu", {"c"}, {"l"}, {{"alpha", 0.1f}})
+      .node("Mul", {"l", "a"}, {"m"})
+      .node("Add", {"m", "a"}, {"y"})
+      .output("y");
+  for (int64_t size : {30, 8}) {  // Winograd, and direct below the size threshold
+    SCOPED_TRACE(size);
+    Graph g = b.build();
+    Tensor x = randn({1, 32, size, size + 3}, DType::Float32, &gen);
+    std::vector<Tensor> before = run(g, {x});
+    fuse_all(g);
+    ASSERT_EQ(g.nodes.size(), 1u);
+    EXPECT_EQ(chain_names(g.nodes[0]), (std::vector<std::string>{"leaky_relu", "linear"}));
+    EXPECT_LT(rel_diff(run(g, {x})[0], before[0]), 1e-5);
+  }
+}
+
 // ---- select_blocked_layouts ----------------------------------------------------------------
 
 TEST(FusionPasses, ConvChainsKeepTheBlockedLayoutBetweenFusedConvs) {
@@ -628,6 +654,82 @@ TEST(FusionPasses, ConvChainsKeepTheBlockedLayoutBetweenFusedConvs) {
     if (n.attr_int("group", 1) == 20) n.attrs["pads"] = std::vector<int64_t>{1, 0, 1, 2};
   std::vector<Tensor> ref = run(asym_ref, {x}), got = run(asym, {x});
   for (size_t i = 0; i < ref.size(); ++i) EXPECT_LT(rel_diff(got[i], ref[i]), 1e-5) << "output " << i;
+}
+
+/// A CSP-like block: r1 = relu(conv(x)) [16 ch], r2 = relu(conv(r1)) [16], cat1 = [r2, r1] [32],
+/// r3 = relu(conv(cat1)) [16], cat2 = [r3, cat1] [48] (a concat of a concat, axis -3),
+/// y = conv(cat2) [7]. With `side_concat`, also z = Concat(conv(x) [8 ch], r1): 8 channels are no
+/// whole block, so that one stays a Concat and r1, which it reads, stays NCHW.
+Graph csp_graph(bool side_concat) {
+  Generator gen(21);
+  auto w = [&](std::vector<int64_t> shape) { return mul(randn(Shape(shape), DType::Float32, &gen), 0.2); };
+  GraphBuilder b(13);
+  b.input("x", {-1, 5, -1, -1})
+      .init("w1", w({16, 5, 3, 3}))
+      .init("w2", w({16, 16, 3, 3}))
+      .init("w3", w({16, 32, 1, 1}))
+      .init("b3", w({16}))
+      .init("w4", w({7, 48, 3, 3}))
+      .node("Conv", {"x", "w1"}, {"c1"}, pads1())
+      .node("Relu", {"c1"}, {"r1"})
+      .node("Conv", {"r1", "w2"}, {"c2"}, pads1())
+      .node("Relu", {"c2"}, {"r2"})
+      .node("Concat", {"r2", "r1"}, {"cat1"}, {{"axis", int64_t(1)}})
+      .node("Conv", {"cat1", "w3", "b3"}, {"c3"})
+      .node("Relu", {"c3"}, {"r3"})
+      .node("Concat", {"r3", "cat1"}, {"cat2"}, {{"axis", int64_t(-3)}})
+      .node("Conv", {"cat2", "w4"}, {"y"}, pads1())
+      .output("y");
+  if (side_concat) {
+    b.init("w5", w({8, 5, 1, 1}))
+        .node("Conv", {"x", "w5"}, {"c5"})
+        .node("Concat", {"c5", "r1"}, {"z"}, {{"axis", int64_t(1)}})
+        .output("z");
+  }
+  return b.build();
+}
+
+int count_blocked(const Graph& g) {
+  int n = 0;
+  for (const auto& node : g.nodes) n += node.attr_int("dst_blocked", 0) != 0;
+  return n;
+}
+
+TEST(FusionPasses, ChannelConcatsKeepTheBlockedLayoutAcrossConcatenations) {
+  Generator gen(22);
+  Tensor x = randn({2, 5, 11, 9}, DType::Float32, &gen);
+  Graph g = csp_graph(false);
+  std::vector<Tensor> before = run(g, {x});
+  fuse_all(g);
+  g.validate();
+  EXPECT_EQ(count_ops(g, "skiff.ChannelConcat"), 2u);
+  EXPECT_EQ(count_ops(g, "Concat"), 0u);
+  // Blocked: r1, r2, cat1, r3, cat2 (all read by convs and channel concats only); y is an output.
+  EXPECT_EQ(count_blocked(g), 5);
+  for (const auto& n : g.nodes) {
+    if (n.op_type == "skiff.ChannelConcat") EXPECT_EQ(n.attr_int("axis", 0), 1);
+  }
+  EXPECT_EQ(only_node(g, "skiff.ChannelConcat").attr_ints("channels"), (std::vector<int64_t>{16, 16}));
+  std::vector<Tensor> after = run(g, {x});
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_LT(rel_diff(after[0], before[0]), 1e-5);
+  EXPECT_EQ(use_channel_concats(g), 0u);  // nothing left to rewrite
+}
+
+TEST(FusionPasses, ChannelConcatJoinsBlockedAndPlainInputs) {
+  // r1 stays NCHW (it reaches the 8-channel Concat), r2 is blocked: cat1 mixes both layouts and
+  // its result, and cat2's, are NCHW.
+  Generator gen(23);
+  Tensor x = randn({2, 5, 11, 9}, DType::Float32, &gen);
+  Graph g = csp_graph(true);
+  std::vector<Tensor> before = run(g, {x});
+  fuse_all(g);
+  EXPECT_EQ(count_ops(g, "skiff.ChannelConcat"), 2u);
+  EXPECT_EQ(count_ops(g, "Concat"), 1u);
+  EXPECT_EQ(count_blocked(g), 4);  // r2, cat1, r3, cat2
+  std::vector<Tensor> after = run(g, {x});
+  ASSERT_EQ(after.size(), 2u);
+  for (size_t i = 0; i < after.size(); ++i) EXPECT_LT(rel_diff(after[i], before[i]), 1e-5) << "output " << i;
 }
 
 // ---- the pipeline ----------------------------------------------------------------------------
