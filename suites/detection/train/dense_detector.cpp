@@ -23,6 +23,22 @@ AnchorPoints anchor_points(const std::vector<int64_t>& heights, const std::vecto
   return a;
 }
 
+DenseOutputs dense_outputs(const std::vector<Tensor>& level_maps, int64_t classes, int64_t bins) {
+  DenseOutputs out;
+  std::vector<Tensor> cls, reg;
+  for (const Tensor& y : level_maps) {
+    const int64_t n = y.size(0), h = y.size(2), w = y.size(3);
+    Tensor cells = permute(reshape(y, {n, classes + 4 * bins, h * w}), {0, 2, 1});  // [N, HW, C + 4 bins]
+    cls.push_back(narrow(cells, 2, 0, classes));
+    reg.push_back(narrow(cells, 2, classes, 4 * bins));
+    out.level_heights.push_back(h);
+    out.level_widths.push_back(w);
+  }
+  out.cls_logits = concat(cls, 1);
+  out.reg_logits = concat(reg, 1);
+  return out;
+}
+
 graph::Graph DenseDetector::inference_graph(int height, int width) {
   const bool was_training = is_training();
   eval();

@@ -28,6 +28,9 @@ struct AnchorPoints {
 AnchorPoints anchor_points(const std::vector<int64_t>& heights, const std::vector<int64_t>& widths,
                            const std::vector<int>& strides);
 
+/// DenseOutputs from each level's head map [N, classes + 4 bins, H, W] (class channels first).
+DenseOutputs dense_outputs(const std::vector<Tensor>& level_maps, int64_t classes, int64_t bins);
+
 class DenseDetector : public nn::Module {
  public:
   /// images [N, 3, H, W], H and W multiples of the largest stride.

@@ -34,6 +34,18 @@ namespace {
 
 std::shared_ptr<const Schema> keys(std::vector<Key> k) { return std::make_shared<const Schema>(Schema{std::move(k)}); }
 
+// A head section's keys: its own, then the GFL loss weights and the assigner (read_loss).
+std::shared_ptr<const Schema> head_keys(std::vector<Key> k) {
+  k.push_back(Key{.name = "vfl_weight", .type = Type::Number, .min = 0});
+  k.push_back(Key{.name = "giou_weight", .type = Type::Number, .min = 0});
+  k.push_back(Key{.name = "dfl_weight", .type = Type::Number, .min = 0});
+  k.push_back(Key{.name = "assigner", .type = Type::Map,
+                  .schema = keys({Key{.name = "topk", .type = Type::Integer, .min = 1},
+                                  Key{.name = "alpha", .type = Type::Number, .min = 0},
+                                  Key{.name = "beta", .type = Type::Number, .min = 0}})});
+  return keys(std::move(k));
+}
+
 // ---- the model -------------------------------------------------------------------------------
 
 struct ModelSpec {
@@ -261,16 +273,9 @@ const Schema& detection_recipe_schema() {
           .help = "the detector: PicoDet (from scratch) or NanoDet (fine-tuned from pretrained weights)",
           .required = true, .choices = {"PicoDet", "NanoDet"}},
       Key{.name = "NanoDet", .type = Type::Map, .help = "a pretrained GFL detector, its classifier replaced",
-          .schema = keys({Key{.name = "pretrained", .type = Type::String, .help = "zoo name, model.json or .onnx"},
-                          Key{.name = "reg_max", .type = Type::Integer, .help = "the model's distance bins - 1",
-                              .min = 1, .max = 32},
-                          Key{.name = "vfl_weight", .type = Type::Number, .min = 0},
-                          Key{.name = "giou_weight", .type = Type::Number, .min = 0},
-                          Key{.name = "dfl_weight", .type = Type::Number, .min = 0},
-                          Key{.name = "assigner", .type = Type::Map,
-                              .schema = keys({Key{.name = "topk", .type = Type::Integer, .min = 1},
-                                              Key{.name = "alpha", .type = Type::Number, .min = 0},
-                                              Key{.name = "beta", .type = Type::Number, .min = 0}})}})},
+          .schema = head_keys({Key{.name = "pretrained", .type = Type::String, .help = "zoo name, model.json or .onnx"},
+                               Key{.name = "reg_max", .type = Type::Integer, .help = "the model's distance bins - 1",
+                                   .min = 1, .max = 32}})},
       Key{.name = "PicoDet", .type = Type::Map, .help = "its parts",
           .schema = keys({Key{.name = "backbone", .type = Type::String, .choices = {"LCNet"}},
                           Key{.name = "neck", .type = Type::String, .choices = {"LCPAN"}},
@@ -280,15 +285,8 @@ const Schema& detection_recipe_schema() {
       Key{.name = "LCPAN", .type = Type::Map,
           .schema = keys({Key{.name = "out_channels", .type = Type::Integer, .min = 8}})},
       Key{.name = "PicoHeadV2", .type = Type::Map,
-          .schema = keys({Key{.name = "feat_convs", .type = Type::Integer, .help = "convs per level", .min = 0, .max = 8},
-                          Key{.name = "reg_max", .type = Type::Integer, .help = "distance bins - 1", .min = 1, .max = 32},
-                          Key{.name = "vfl_weight", .type = Type::Number, .min = 0},
-                          Key{.name = "giou_weight", .type = Type::Number, .min = 0},
-                          Key{.name = "dfl_weight", .type = Type::Number, .min = 0},
-                          Key{.name = "assigner", .type = Type::Map,
-                              .schema = keys({Key{.name = "topk", .type = Type::Integer, .min = 1},
-                                              Key{.name = "alpha", .type = Type::Number, .min = 0},
-                                              Key{.name = "beta", .type = Type::Number, .min = 0}})}})},
+          .schema = head_keys({Key{.name = "feat_convs", .type = Type::Integer, .help = "convs per level", .min = 0, .max = 8},
+                               Key{.name = "reg_max", .type = Type::Integer, .help = "distance bins - 1", .min = 1, .max = 32}})},
       Key{.name = "num_classes", .type = Type::Integer, .help = "must equal the dataset's categories", .min = 1},
       Key{.name = "metric", .type = Type::String, .choices = {"COCO"}},
       Key{.name = "epoch", .type = Type::Integer, .required = true, .min = 1},

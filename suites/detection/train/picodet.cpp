@@ -212,20 +212,9 @@ class PicoDet::Head : public nn::Module {
   Tensor forward(const Tensor&) override { SKIFF_THROW(ValueError, "PicoHeadV2 takes a list of levels: call dense()"); }
 
   DenseOutputs dense(const std::vector<Tensor>& levels) {
-    DenseOutputs out;
-    std::vector<Tensor> cls, reg;
-    for (size_t l = 0; l < levels.size(); ++l) {
-      Tensor y = (*predictors_[l])((*towers_[l])(levels[l]));  // [N, C + 4 bins, H, W]
-      const int64_t n = y.size(0), h = y.size(2), w = y.size(3);
-      Tensor cells = permute(reshape(y, {n, classes_ + 4 * bins_, h * w}), {0, 2, 1});  // [N, HW, C + 4 bins]
-      cls.push_back(narrow(cells, 2, 0, classes_));
-      reg.push_back(narrow(cells, 2, classes_, 4 * bins_));
-      out.level_heights.push_back(h);
-      out.level_widths.push_back(w);
-    }
-    out.cls_logits = concat(cls, 1);
-    out.reg_logits = concat(reg, 1);
-    return out;
+    std::vector<Tensor> maps;
+    for (size_t l = 0; l < levels.size(); ++l) maps.push_back((*predictors_[l])((*towers_[l])(levels[l])));
+    return dense_outputs(maps, classes_, bins_);
   }
 
  private:

@@ -168,21 +168,9 @@ DenseOutputs PretrainedGflDetector::dense(const Tensor& images) {
   Tensor x = images;
   if (options_.bgr) x = concat({narrow(images, 1, 2, 1), narrow(images, 1, 1, 1), narrow(images, 1, 0, 1)}, 1);
   std::vector<Tensor> features = trunk_->forward(std::vector<Tensor>{x});
-  const int64_t classes = options_.num_classes, bins = options_.reg_max + 1;
-  DenseOutputs out;
-  std::vector<Tensor> cls, reg;
-  for (size_t l = 0; l < predictors_.size(); ++l) {
-    Tensor y = (*predictors_[l])(features[level_outputs_[l]]);  // [N, C + 4 bins, H, W]
-    const int64_t n = y.size(0), h = y.size(2), w = y.size(3);
-    Tensor cells = permute(reshape(y, {n, classes + 4 * bins, h * w}), {0, 2, 1});
-    cls.push_back(narrow(cells, 2, 0, classes));
-    reg.push_back(narrow(cells, 2, classes, 4 * bins));
-    out.level_heights.push_back(h);
-    out.level_widths.push_back(w);
-  }
-  out.cls_logits = concat(cls, 1);
-  out.reg_logits = concat(reg, 1);
-  return out;
+  std::vector<Tensor> maps;
+  for (size_t l = 0; l < predictors_.size(); ++l) maps.push_back((*predictors_[l])(features[level_outputs_[l]]));
+  return dense_outputs(maps, options_.num_classes, options_.reg_max + 1);
 }
 
 }  // namespace skiff::detection
