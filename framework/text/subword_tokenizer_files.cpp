@@ -3,6 +3,7 @@
 #include "framework/core/error.h"
 #include "framework/io/file.h"
 #include "framework/text/subword_tokenizer.h"
+#include "framework/text/lines.h"
 #include "framework/text/tokenizer_json.h"
 #include "framework/text/unicode.h"
 #include "framework/text/wordpiece_model.h"
@@ -213,20 +214,13 @@ SubwordTokenizer SubwordTokenizer::from_bert_vocab(const fs::path& vocab_txt) {
   const std::string file = vocab_txt.string();
   const std::string text = io::read_file(vocab_txt);
   Vocab vocab;
-  size_t line_no = 0;
-  for (size_t pos = 0; pos < text.size();) {
-    size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
-    std::string_view line(text.data() + pos, eol - pos);
-    pos = eol + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  for_each_line(text, [&](std::string_view line, size_t line_no) {
     check_utf8(line, fmt::format("{}: line {}", file, line_no));
     // An empty line still takes its id (BERT's loader numbers lines), but gives no token.
-    if (line.empty()) continue;
+    if (line.empty()) return;
     auto [it, fresh] = vocab.emplace(std::string(line), int32_t(line_no - 1));
     SKIFF_CHECK(fresh, "{}: line {}: token '{}' already appeared on line {}", file, line_no, line, it->second + 1);
-  }
+  });
   SKIFF_CHECK(vocab.contains("[UNK]"), "{}: no [UNK] token: not a BERT vocabulary", file);
   SubwordTokenizerConfig config;
   for (const char* special : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"})

@@ -3,6 +3,7 @@
 #include "framework/core/error.h"
 #include "framework/io/file.h"
 #include "framework/text/bpe_tokenizer.h"
+#include "framework/text/lines.h"
 #include "framework/text/tokenizer_json.h"
 #include "framework/text/unicode.h"
 
@@ -140,22 +141,15 @@ BpeTokenizer BpeTokenizer::from_gpt2_files(const fs::path& encoder_json, const f
   check_utf8(text, merges_file);
   std::vector<MergeRule> merges;
   std::vector<size_t> lines;
-  size_t line_no = 0;
-  for (size_t pos = 0; pos <= text.size();) {
-    size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
-    std::string_view line(text.data() + pos, eol - pos);
-    pos = eol + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty() || (line_no == 1 && line.starts_with("#version"))) continue;
+  for_each_line(text, [&](std::string_view line, size_t line_no) {
+    if (line.empty() || (line_no == 1 && line.starts_with("#version"))) return;
     MergeRule rule;
     if (!split_merge_line(line, rule))
       SKIFF_THROW(ValueError, "{}: line {}: expected two tokens separated by one space, got '{}'", merges_file, line_no,
                   line);
     merges.push_back(std::move(rule));
     lines.push_back(line_no);
-  }
+  });
   auto where = [&](size_t i) { return fmt::format("{}: line {}", merges_file, lines[i]); };
   auto bpe = std::make_shared<const BpeModel>(std::move(vocab), merges, where, encoder_json.string());
 
