@@ -2,7 +2,7 @@
 # Runs skiff_train_bench and its PyTorch twin (bench/pytorch_train.py) on this
 # machine, one after the other, and prints skiff/PyTorch time ratios per training
 # step (forward + backward + AdamW; < 1 means skiff is faster).
-#   bench/compare_train.sh [threads, default 1,2] [filter: crnn|gpt|resnet8|picodet]
+#   bench/compare_train.sh [threads, default 1,2] [filter: crnn|gpt|resnet8|picodet|encoder]
 #   env: BUILD_DIR (build)
 # Both sides must train the same model: the report compares the number of trained
 # parameters (and parameter tensors) of each case and says so when they differ; rows
@@ -21,7 +21,7 @@ trap 'rm -rf "$OUT"' EXIT
 # Each (model, threads) pair runs skiff then PyTorch back to back, so a change in
 # machine load between pairs affects both sides alike (check `uptime` first).
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-for model in crnn gpt resnet8 picodet; do
+for model in crnn gpt resnet8 picodet encoder; do
   [[ -n "$FILTER" && "$model" != *"$FILTER"* ]] && continue
   for nt in ${THREADS//,/ }; do
     "$BUILD_DIR/bin/skiff_train_bench" --threads-list "$nt" --filter "$model" --json >> "$OUT/skiff.jsonl"

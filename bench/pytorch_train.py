@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PyTorch twin of skiff_train_bench (bench/train_bench.cpp): the same four models,
+"""PyTorch twin of skiff_train_bench (bench/train_bench.cpp): the same five models,
 one training step = forward + backward + AdamW step, printed as JSON lines.
 
 Run through bench/compare_train.sh, which sets up the peer (Debian's python3-torch
@@ -363,7 +363,51 @@ def make_picodet():
     return train_step(m, loss)
 
 
-CASES = {"crnn": make_crnn, "gpt": make_gpt, "resnet8": make_resnet8, "picodet": make_picodet}
+# ---- (e) BERT-style encoder classifier: suites/nlp/encoder/ as configs/nlp/spam_classifier.yml ----
+# PyTorch's own nn.TransformerEncoderLayer (its fast configuration: fused in-projection,
+# SDPA attention) with the padding mask; N(0, 0.02) embeddings as skiff starts them.
+class EncoderClassifier(nn.Module):
+    vocab, seq, dim = 8003, 128, 128
+
+    def __init__(self):
+        super().__init__()
+        self.tok = nn.Embedding(self.vocab, self.dim)
+        self.pos = nn.Embedding(self.seq, self.dim)
+        nn.init.normal_(self.tok.weight, std=0.02)
+        nn.init.normal_(self.pos.weight, std=0.02)
+        self.embed_norm = nn.LayerNorm(self.dim)
+        self.drop = nn.Dropout(0.1)
+        self.layers = nn.ModuleList(
+            nn.TransformerEncoderLayer(self.dim, 4, 512, 0.1, activation="gelu", batch_first=True, norm_first=True)
+            for _ in range(2))
+        self.final_norm = nn.LayerNorm(self.dim)
+        self.pooler = nn.Linear(self.dim, self.dim)
+        self.classifier = nn.Linear(self.dim, 2)
+
+    def forward(self, ids, pad):
+        h = self.drop(self.embed_norm(self.tok(ids) + self.pos(torch.arange(ids.shape[1]))))
+        for layer in self.layers:
+            h = layer(h, src_key_padding_mask=pad)
+        h = self.final_norm(h)
+        return self.classifier(self.drop(torch.tanh(self.pooler(h[:, 0]))))
+
+
+def make_encoder():
+    m = EncoderClassifier()
+    pad_id, cls_id = 8000, 8001
+    ids = torch.full((32, 128), pad_id, dtype=torch.long)
+    for r in range(32):  # the same rows as train_bench.cpp
+        n = 48 + (r * 37) % 81
+        ids[r, 0] = cls_id
+        for j in range(1, n):
+            ids[r, j] = 3 + (r * 131 + j * 17) % 7997
+    pad = ids == pad_id
+    y = torch.tensor([r % 2 for r in range(32)])
+    return train_step(m, lambda: F.cross_entropy(m(ids, pad), y))
+
+
+CASES = {"crnn": make_crnn, "gpt": make_gpt, "resnet8": make_resnet8, "picodet": make_picodet,
+         "encoder": make_encoder}
 
 
 def median_seconds(step, warmup=2, reps=5, min_time=2.0):

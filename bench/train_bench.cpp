@@ -11,6 +11,10 @@
 //   picodet the detection suite's PicoDet-class model (LCNet x0.35, LCPAN 64,
 //           PicoHeadV2 with 2 convs, reg_max 7, 8 classes) on x [16, 3, 320, 320]
 //           with 3 boxes per image: task-aligned assignment, VFL + GIoU + DFL
+//   encoder the NLP suite's BERT-style spam classifier as configs/nlp/spam_classifier.yml
+//           builds it: vocab 8003, 2 pre-norm layers, d_model 128, 4 heads, ffn 512,
+//           dropout 0.1, [CLS] tanh pooler, 2 classes; batch 32 of up to 128 tokens,
+//           rows of lengths 48..128 padded (the padding mask in every layer)
 // Timing: `--warmup` steps, then the median of at least `--reps` steps (and at
 // least --min-time seconds).
 //
@@ -34,6 +38,7 @@
 #include "framework/optim/optimizers.h"
 #include "suites/detection/train/gfl_loss.h"
 #include "suites/detection/train/picodet.h"
+#include "suites/nlp/encoder/heads.h"
 
 namespace skiff::bench {
 namespace {
@@ -247,6 +252,25 @@ std::vector<Case> cases() {
            if (anchors->size() == 0) *anchors = anchor_points(d.level_heights, d.level_widths, picodet_strides());
            return gfl_loss(d, *anchors, truth, m->options().reg_max).total;
          });
+       }},
+      {"encoder",
+       [] {
+         using namespace skiff::nlp;
+         EncoderConfig c;
+         c.pieces = 8000;
+         c.labels = {"ham", "spam"};
+         auto m = std::make_shared<EncoderForSequenceClassification>(c);
+         // Rows of 48..128 tokens ([CLS] first), padded to 128: as a batch of mails.
+         std::vector<int64_t> ids(32 * 128, c.pad_id()), labels(32);
+         for (int64_t r = 0; r < 32; ++r) {
+           const int64_t len = 48 + (r * 37) % 81;
+           ids[size_t(r * 128)] = c.cls_id();
+           for (int64_t j = 1; j < len; ++j) ids[size_t(r * 128 + j)] = 3 + (r * 131 + j * 17) % 7997;
+           labels[size_t(r)] = r % 2;
+         }
+         Tensor x = from_vector(ids, {32, 128}), y = from_vector(labels);
+         Tensor pad = padding_mask(x, c.pad_id());
+         return train_step(m, [=] { return cross_entropy(m->forward(x, pad), y); });
        }},
   };
 }
