@@ -152,6 +152,30 @@ TEST(ZooCacheTest, NpmPullsShowProgress) {
   EXPECT_NE(err.find("m/model.bin: 100% (3.1 MB of 3.1 MB"), std::string::npos) << err;
 }
 
+// `npm:PACKAGE@VERSION` without '#path' is the package tarball itself: its bytes as npm
+// pack writes them, verified, then (unpack: true) extracted like any archive. Data sets of
+// many files (spam-assassin) come this way.
+TEST(ZooCacheTest, NpmTarballWithoutPathUnpacksThePackage) {
+  TempDir dir;
+  const fs::path tarball = dir.path / "pkg-1.0.0.tgz";
+  test::write_archive(tarball, {test::ArchiveItem("package/data/a.json", "{\"text\": \"a\"}"),
+                                test::ArchiveItem("package/data/b.json", "{\"text\": \"b\"}")}, "tgz");
+  const std::string bytes = test::read_file(tarball);
+  const fs::path npm = dir.path / "fake-npm";
+  test::write_file(npm, "#!/bin/sh\n[ \"$1 $2\" = \"pack pkg@1.0.0\" ] || exit 3\ncp '" + tarball.string() + "' .\n");
+  fs::permissions(npm, fs::perms::owner_exec, fs::perm_options::add);
+  test::TestFile f = test::test_file("pkg.tgz", bytes, {"npm:pkg@1.0.0"});
+  f.unpack = true;
+  test::write_file(dir.path / "index.yaml", test::index_yaml({{"d", {f}}}));
+  auto opts = test::test_options(dir.path / "home", dir.path / "index.yaml");
+  opts.npm = npm.string();
+  Zoo z(opts);
+  const fs::path tree = z.fetch_file("d", "pkg.tgz");
+  EXPECT_EQ(test::read_file(tree / "package/data/a.json"), "{\"text\": \"a\"}");
+  EXPECT_EQ(test::read_file(tree / "package/data/b.json"), "{\"text\": \"b\"}");
+  EXPECT_EQ(test::read_file(z.blob_path(z.model("d").file("pkg.tgz"))), bytes);
+}
+
 TEST(ZooCacheTest, RemoveKeepsBlobsOtherCachedModelsUse) {
   SharedFixture fx;
   Zoo z(fx.opts);
