@@ -49,6 +49,10 @@ check "classifier train: exit 0" test "$rc" -eq 0
 check "classifier train: starts from the MLM encoder" grep -q "encoder initialised from .*mlm/best_model.safetensors" cls.err
 check "classifier train: evaluates accuracy and F1" grep -q "eval step 6: accuracy [0-9.]* f1 [0-9.]*" cls.err
 
+"$SKIFF" train -c "$CLS" "${CLSO[@]}" -o max_iters=8 -o eval_iter=3 --resume >resume.out 2>resume.err; rc=$?
+check "classifier train --resume: exit 0" test "$rc" -eq 0
+check "classifier train --resume: continues at step 6" grep -q "resumed from .*ckpt-0000000006.safetensors at step 6" resume.err
+
 "$SKIFF" eval -c "$CLS" "${CLSO[@]}" --json >eval.out 2>eval.err; rc=$?
 check "eval: exit 0" test "$rc" -eq 0
 check "eval: accuracy, f1, precision, recall" grep -q '"accuracy":.*"f1":.*"precision":.*"recall":.*"samples":16' eval.out
