@@ -176,17 +176,10 @@ train::FitResult TextClassificationRecipeRunner::train(const Recipe& r, const tr
 
   auto optimizer = recipe_optimizer(r, model.parameters());
   const int64_t per_epoch = BatchOrder(train_rows.size(), size_t(batch), seed).per_epoch();
-  int64_t total = r.top().integer("epoch", std::nullopt, 1) * per_epoch;
-  if (const int64_t cap = r.top().integer("max_iters", 0, 0); cap > 0) total = std::min(total, cap);
+  const int64_t total = recipe_total_steps(r, per_epoch);
   auto schedule = recipe_schedule(r, *optimizer, total);
   ClassifierTask task(model, train_rows, train_data.labels, eval_rows, eval_data.labels, batch, seed, *schedule);
-  train::TrainerOptions o = recipe_trainer_options(r, dir, per_epoch, total, request.quiet);
-  o.metric = "accuracy";
-  o.higher_is_better = true;
-  std::vector<train::TrainPhase> phases{
-      train::TrainPhase{.name = "train", .optimizer = optimizer.get(), .scheduler = schedule.get(), .steps = total}};
-  train::Trainer trainer(task, std::move(phases), nullptr, o);
-  return trainer.fit(train::resume_checkpoint(request, dir));
+  return fit_one_phase(r, request, task, *optimizer, *schedule, dir, per_epoch, total, "accuracy");
 }
 
 std::map<std::string, double> TextClassificationRecipeRunner::evaluate(const Recipe& r) const {

@@ -154,6 +154,24 @@ std::unique_ptr<optim::LRScheduler> recipe_schedule(const Recipe& r, optim::Opti
   return std::make_unique<optim::LinearWarmup>(std::move(cosine), warmup, 0.0);
 }
 
+int64_t recipe_total_steps(const Recipe& r, int64_t per_epoch) {
+  int64_t total = r.top().integer("epoch", std::nullopt, 1) * per_epoch;
+  if (const int64_t cap = r.top().integer("max_iters", 0, 0); cap > 0) total = std::min(total, cap);
+  return total;
+}
+
+train::FitResult fit_one_phase(const Recipe& r, const train::TrainRequest& request, train::TrainTask& task,
+                               optim::Optimizer& optimizer, optim::LRScheduler& schedule, const fs::path& dir,
+                               int64_t per_epoch, int64_t total, const std::string& metric) {
+  train::TrainerOptions o = recipe_trainer_options(r, dir, per_epoch, total, request.quiet);
+  o.metric = metric;
+  o.higher_is_better = true;
+  std::vector<train::TrainPhase> phases{
+      train::TrainPhase{.name = "train", .optimizer = &optimizer, .scheduler = &schedule, .steps = total}};
+  train::Trainer trainer(task, std::move(phases), nullptr, o);
+  return trainer.fit(train::resume_checkpoint(request, dir));
+}
+
 train::TrainerOptions recipe_trainer_options(const Recipe& r, const fs::path& dir, int64_t per_epoch, int64_t total,
                                              bool quiet) {
   Section top = r.top();

@@ -17,6 +17,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "framework/config/schema.h"
@@ -67,6 +68,15 @@ std::unique_ptr<optim::LRScheduler> recipe_schedule(const train::Recipe& r, opti
 /// TrainerOptions from the recipe's shared keys (metric and eval cadence left to the task).
 train::TrainerOptions recipe_trainer_options(const train::Recipe& r, const std::filesystem::path& dir,
                                              int64_t per_epoch, int64_t total, bool quiet);
+
+/// Steps of a run: `epoch` x per_epoch, capped by `max_iters` when it is set.
+int64_t recipe_total_steps(const train::Recipe& r, int64_t per_epoch);
+
+/// Trains `task` in one phase of `total` steps, keeping the best `metric` (higher is better).
+train::FitResult fit_one_phase(const train::Recipe& r, const train::TrainRequest& request, train::TrainTask& task,
+                               optim::Optimizer& optimizer, optim::LRScheduler& schedule,
+                               const std::filesystem::path& dir, int64_t per_epoch, int64_t total,
+                               const std::string& metric);
 
 /// Writes encoder.json and tokenizer.model (a copy of the recipe's) into `dir`.
 void write_model_dir(const std::filesystem::path& dir, const EncoderConfig& c, const text::Tokenizer& tokenizer);
