@@ -27,8 +27,9 @@ PACKAGES=(
   # Tokenizers (framework/text): Unicode properties, normalization, regexes.
   libicu-dev
   # SentencePiece models (framework/text): the library and trainer, spm_encode (the tests
-  # compare ids with it), and Debian's fortunes as local text to train on (docs, CLI test).
-  libsentencepiece-dev sentencepiece fortunes-min
+  # compare ids with it), and Debian's fortunes as local text to train on (the tokenizer
+  # tests, the tiny decoder recipes configs/nlp/fortunes_*.yml and their CLI test).
+  libsentencepiece-dev sentencepiece fortunes-min fortunes
 )
 
 missing=()

@@ -4,7 +4,9 @@
 
 #include "framework/nn/activation.h"
 #include "framework/nn/init.h"
+#include "framework/ops/elementwise/binary.h"
 #include "framework/ops/linalg/linalg.h"
+#include "framework/ops/op.h"
 #include "framework/ops/nn/norm.h"
 #include "framework/ops/shape/shape_ops.h"
 
@@ -32,11 +34,46 @@ void Linear::reset_parameters(Generator* gen) {
 
 Tensor Linear::forward(const Tensor& x) {
   SKIFF_CHECK_SHAPE(x.dim() >= 1 && x.size(-1) == in_, "Linear: expected input [*, {}], got {}", in_, x.shape());
-  return linear(x, weight, bias);
+  Tensor y = linear(x, weight, bias);
+  if (lora_A && !lora_merged_) y = add(y, mul((*lora_B)((*lora_A)(x)), lora_scale_));
+  return y;
+}
+
+void Linear::add_lora(int64_t rank, double alpha, Generator* gen) {
+  SKIFF_CHECK(rank > 0 && alpha > 0, "Linear.add_lora: expected rank > 0 and alpha > 0, got rank={} alpha={}", rank,
+              alpha);
+  SKIFF_CHECK(!lora_A, "Linear.add_lora: the layer already has an adapter");
+  lora_A = register_module("lora_A", std::make_shared<Linear>(in_, rank, false, gen));
+  lora_B = register_module("lora_B", std::make_shared<Linear>(rank, out_, false, gen));
+  init::zeros_(lora_B->weight);
+  lora_scale_ = alpha / double(rank);
+}
+
+Tensor Linear::lora_delta() const {
+  return mul(matmul(lora_B->weight, lora_A->weight), lora_scale_);
+}
+
+void Linear::merge_lora() {
+  SKIFF_CHECK(lora_A, "Linear.merge_lora: the layer has no adapter");
+  SKIFF_CHECK(!lora_merged_, "Linear.merge_lora: the adapter is merged already");
+  NoGradGuard no_grad;
+  add_(weight, lora_delta());
+  lora_merged_ = true;
+}
+
+void Linear::unmerge_lora() {
+  SKIFF_CHECK(lora_A, "Linear.unmerge_lora: the layer has no adapter");
+  SKIFF_CHECK(lora_merged_, "Linear.unmerge_lora: the adapter is not merged");
+  NoGradGuard no_grad;
+  sub_(weight, lora_delta());
+  lora_merged_ = false;
 }
 
 std::string Linear::extra_repr() const {
-  return fmt::format("in_features={}, out_features={}, bias={}", in_, out_, bias.defined());
+  std::string s = fmt::format("in_features={}, out_features={}, bias={}", in_, out_, bias.defined());
+  if (lora_A) s += fmt::format(", lora_rank={}, lora_scale={}{}", lora_A->out_features(), lora_scale_,
+                               lora_merged_ ? ", merged" : "");
+  return s;
 }
 
 Tensor Flatten::forward(const Tensor& x) { return flatten(x, start_, end_); }

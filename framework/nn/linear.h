@@ -29,11 +29,34 @@ class Linear : public Module {
   Tensor weight;  ///< [out, in]
   Tensor bias;    ///< [out], undefined when built without bias
 
+  // ---- low-rank adaptation (LoRA, Hu et al. 2021); nn/lora.h applies it to a model ----
+
+  /// Adds a low-rank update: forward becomes x W^T + b + (alpha / rank) (x A^T) B^T with
+  /// children lora_A [rank, in] (Linear's default init, as PEFT) and lora_B [out, rank]
+  /// (zeros, so the output is unchanged until B trains). State names follow PEFT:
+  /// "<layer>.lora_A.weight", "<layer>.lora_B.weight".
+  /// \throws ValueError for rank <= 0, alpha <= 0, or a layer that already has an adapter.
+  void add_lora(int64_t rank, double alpha, Generator* gen = nullptr);
+  bool has_lora() const { return lora_A != nullptr; }
+  /// alpha / rank (0 without an adapter).
+  double lora_scale() const { return lora_scale_; }
+  /// Folds the update into weight (W += scale B A) so forward is one matmul again, and
+  /// takes it out (W -= scale B A). Merged, forward skips the adapter and its gradients
+  /// stop: merge for inference and export, not while training the adapter.
+  /// \throws ValueError without an adapter, or when already merged / not merged.
+  void merge_lora();
+  void unmerge_lora();
+  bool lora_merged() const { return lora_merged_; }
+  std::shared_ptr<Linear> lora_A, lora_B;  ///< null without an adapter
+
  protected:
   std::string extra_repr() const override;
 
  private:
+  Tensor lora_delta() const;  // scale * B A, [out, in] (callers hold a NoGradGuard)
   int64_t in_, out_;
+  double lora_scale_ = 0;
+  bool lora_merged_ = false;
 };
 
 /// Returns its input unchanged (a placeholder in configurable models).
