@@ -146,8 +146,8 @@ void add_train_commands(CLI::App& app) {
       train::ExportResult res = r.runner->export_model(r.recipe, dir);
       std::vector<std::string> files;
       for (const auto& f : res.files) files.push_back(f.string());
-      fmt::print(stderr, "exported {}{}\n", fmt::join(files, " and "),
-                 res.max_abs_diff < 0 ? "" : fmt::format(" (ONNX vs eager: max abs diff {:.2e})", res.max_abs_diff));
+      fmt::print(stderr, "exported {}{}\n", fmt::join(files, ", "),
+                 res.max_abs_diff < 0 ? "" : fmt::format(" ({}: max abs diff {:.2e})", res.check, res.max_abs_diff));
       fmt::print("{}\n", dir.string());
     });
   }

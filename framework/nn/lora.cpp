@@ -77,7 +77,7 @@ std::map<std::string, Tensor> lora_state_dict(const Module& root) {
   return out;
 }
 
-void save_lora(const Module& root, const LoraOptions& o, const fs::path& dir) {
+void save_lora(const Module& root, const LoraOptions& o, const fs::path& dir, const std::string& base_model) {
   std::map<std::string, Tensor> sd = lora_state_dict(root);
   SKIFF_CHECK(!sd.empty(), "save_lora: the model has no LoRA adapter");
   io::TensorMap tensors;
@@ -85,7 +85,8 @@ void save_lora(const Module& root, const LoraOptions& o, const fs::path& dir) {
   fs::create_directories(dir);
   io::save_safetensors(dir / "adapter_model.safetensors", tensors, {{"format", "pt"}});
   const json config = {{"peft_type", "LORA"}, {"r", o.rank}, {"lora_alpha", o.alpha},
-                       {"target_modules", o.targets}, {"lora_dropout", 0.0}, {"bias", "none"}};
+                       {"target_modules", o.targets}, {"lora_dropout", 0.0}, {"bias", "none"},
+                       {"base_model_name_or_path", base_model}};
   io::write_file_atomic(dir / "adapter_config.json", config.dump(2) + "\n");
 }
 

@@ -45,9 +45,12 @@ void unmerge_lora(Module& root);
 /// The adapter tensors of `root` by their module names ("...q_proj.lora_A.weight").
 std::map<std::string, Tensor> lora_state_dict(const Module& root);
 
-/// Writes dir/adapter_model.safetensors and dir/adapter_config.json (atomically).
-/// \throws ValueError when `root` has no adapter; IoError when a file cannot be written.
-void save_lora(const Module& root, const LoraOptions& options, const std::filesystem::path& dir);
+/// Writes dir/adapter_model.safetensors and dir/adapter_config.json (atomically);
+/// `base_model` (the adapted model's directory or name) is recorded as PEFT's
+/// base_model_name_or_path. \throws ValueError when `root` has no adapter; IoError
+/// when a file cannot be written.
+void save_lora(const Module& root, const LoraOptions& options, const std::filesystem::path& dir,
+               const std::string& base_model = "");
 
 /// Reads dir/adapter_config.json.
 /// \throws IoError / ConfigError naming the file.

@@ -65,6 +65,8 @@ struct ExportResult {
   std::vector<std::filesystem::path> files;
   /// Largest |exported - eager| on the check input (negative: no check ran).
   double max_abs_diff = -1;
+  /// What was compared, for the message ("ONNX vs eager").
+  std::string check = "ONNX vs eager";
 };
 
 /// Runs the recipes of one task. A runner holds no state between calls.

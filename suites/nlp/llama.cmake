@@ -8,6 +8,8 @@ list(APPEND SKIFF_NLP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/llama/generation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/llama/streamer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/llama/gguf.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/llama/tokenizer_bos.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/llama/tokenizer_bos.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/decoder/text_documents.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/decoder/causal_lm_recipe.cpp)
 list(APPEND SKIFF_NLP_CLI_SOURCES ${CMAKE_CURRENT_LIST_DIR}/cli/generate_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cli/export_command.cpp)

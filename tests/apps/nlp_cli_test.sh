@@ -147,7 +147,7 @@ check "gen_stop: says why" grep -q "stopped: stop" gen_stop.err
 # 2: bad input, each naming what is wrong.
 mkdir notok && cp "$MODEL"/config.json "$MODEL"/model.safetensors notok/
 expect 2 gen_no_tokenizer "$SKIFF" nlp generate -m notok -p hi
-check "gen_no_tokenizer: names the file" grep -qF "notok/tokenizer.json is missing" gen_no_tokenizer.err
+check "gen_no_tokenizer: names the directory and the files" grep -qF "notok has no tokenizer.json or tokenizer.model" gen_no_tokenizer.err
 expect 2 gen_no_model "$SKIFF" nlp generate -m no/such/dir -p hi
 check "gen_no_model: names the directory" grep -qF "model directory 'no/such/dir' does not exist" gen_no_model.err
 mkdir badcfg && cp "$MODEL"/* badcfg/ && python3 -c "

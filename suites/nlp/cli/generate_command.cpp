@@ -15,6 +15,7 @@
 #include "framework/core/threading.h"
 #include "framework/io/file.h"
 #include "framework/text/bpe_tokenizer.h"
+#include "framework/text/tokenizer.h"
 #include "suites/nlp/llama/generation.h"
 #include "suites/nlp/llama/loader.h"
 #include "suites/nlp/llama/streamer.h"
@@ -40,12 +41,13 @@ void run_generate(const Options& o) {
   if (o.threads > 0) set_num_threads(o.threads);
   std::error_code ec;
   SKIFF_CHECK(fs::is_directory(o.model, ec), "nlp generate: model directory '{}' does not exist", o.model);
-  fs::path dir(o.model), tok_path = dir / "tokenizer.json";
-  SKIFF_CHECK(fs::exists(tok_path, ec),
-              "nlp generate: {} is missing: the model directory needs its tokenizer.json to encode the prompt",
-              tok_path.string());
+  const fs::path dir(o.model), tok_json = dir / "tokenizer.json", tok_model = dir / "tokenizer.model";
+  SKIFF_CHECK(fs::exists(tok_json, ec) || fs::exists(tok_model, ec),
+              "nlp generate: {} has no tokenizer.json or tokenizer.model: the model directory needs its tokenizer "
+              "to encode the prompt",
+              dir.string());
   SKIFF_CHECK(!o.prompts.empty(), "nlp generate: --prompt is required");
-  text::BpeTokenizer tokenizer = text::BpeTokenizer::from_tokenizer_json(tok_path);
+  std::unique_ptr<text::Tokenizer> tokenizer = text::load_tokenizer(fs::exists(tok_json, ec) ? tok_json : tok_model);
   auto t_load = std::chrono::steady_clock::now();
   std::shared_ptr<LlamaForCausalLM> model = load_llama(dir);
   const LlamaConfig& cfg = model->config();
@@ -69,12 +71,18 @@ void run_generate(const Options& o) {
   g.eos_token_ids.assign(eos.begin(), eos.end());
   validate(g);
 
-  int64_t bos = o.no_bos ? -1 : tokenizer_bos_id(tok_path);
+  // tokenizer.json says itself whether it adds a BOS token; a SentencePiece tokenizer.model
+  // does not, and LLaMA's tokenizers then add config.json's bos_token_id (HF's add_bos_token).
+  int64_t bos = -1;
+  if (!o.no_bos) {
+    if (fs::exists(tok_json, ec)) bos = tokenizer_bos_id(tok_json);
+    else if (!cfg.bos_token_ids.empty()) bos = cfg.bos_token_ids[0];
+  }
   std::vector<std::vector<int64_t>> prompts;
   for (const auto& p : o.prompts) {
     std::vector<int64_t> ids;
     if (bos >= 0) ids.push_back(bos);
-    for (int32_t id : tokenizer.encode_ids(p)) ids.push_back(id);
+    for (int32_t id : tokenizer->encode_ids(p)) ids.push_back(id);
     SKIFF_CHECK(!ids.empty(), "nlp generate: the prompt is empty and the tokenizer adds no BOS token");
     for (int64_t id : ids)
       SKIFF_CHECK_INDEX(id < cfg.vocab_size, "nlp generate: prompt token {} is outside the model's vocabulary ({})",
@@ -85,16 +93,19 @@ void run_generate(const Options& o) {
   // Stop strings: a row stops once its text contains one (the text keeps it).
   std::vector<std::vector<int32_t>> generated(prompts.size());
   bool stream = o.stream && prompts.size() == 1 && !o.ids;
-  TokenStreamer streamer(tokenizer);
+  // Byte-level BPE streams bytes exactly; other tokenizers decode and diff.
+  auto* bpe = dynamic_cast<const text::BpeTokenizer*>(tokenizer.get());
+  std::unique_ptr<TokenStreamer> bpe_streamer = bpe ? std::make_unique<TokenStreamer>(*bpe) : nullptr;
+  DecodeStreamer decode_streamer(*tokenizer);
   auto on_token = [&](size_t row, int64_t id) {
     generated[row].push_back(int32_t(id));
     if (stream) {
-      std::string piece = streamer.push(int32_t(id));
+      std::string piece = bpe_streamer ? bpe_streamer->push(int32_t(id)) : decode_streamer.push(int32_t(id));
       std::fwrite(piece.data(), 1, piece.size(), stdout);
       std::fflush(stdout);
     }
     if (o.stops.empty()) return false;
-    std::string text = tokenizer.decode(generated[row], true);
+    std::string text = tokenizer->decode(generated[row], true);
     for (const auto& s : o.stops)
       if (text.find(s) != std::string::npos) return true;
     return false;
@@ -103,12 +114,12 @@ void run_generate(const Options& o) {
   GenerationOutput out = generate(*model, prompts, g, on_token);
   auto t1 = std::chrono::steady_clock::now();
   if (stream) {
-    std::string rest = streamer.flush();
+    std::string rest = bpe_streamer ? bpe_streamer->flush() : decode_streamer.flush();
     fmt::print("{}\n", rest);
   } else {
     for (size_t r = 0; r < prompts.size(); ++r) {
       if (o.ids) fmt::print("{}\n", fmt::join(out.tokens[r], " "));
-      else fmt::print("{}\n", tokenizer.decode(generated[r], true));
+      else fmt::print("{}\n", tokenizer->decode(generated[r], true));
     }
   }
   std::fflush(stdout);  // the text before the stats when both go to one pipe
@@ -125,9 +136,10 @@ void add_generate_command(CLI::App& nlp) {
   auto* gen = nlp.add_subcommand("generate", "Generate text with a LLaMA-style model (Hugging Face layout)");
   gen->footer(
       "The model directory holds config.json (model_type \"llama\"), model.safetensors or\n"
-      "model.safetensors.index.json + its shards (F32, F16 or BF16), and tokenizer.json; an optional\n"
-      "generation_config.json adds eos ids. A BOS token is put first when tokenizer.json's\n"
-      "post-processor adds one (--no_bos leaves it out).\n"
+      "model.safetensors.index.json + its shards (F32, F16 or BF16), and tokenizer.json or a\n"
+      "SentencePiece tokenizer.model; an optional generation_config.json adds eos ids. A BOS token\n"
+      "is put first when tokenizer.json's post-processor adds one, or config.json's bos_token_id\n"
+      "with a tokenizer.model (--no_bos leaves it out).\n"
       "Decoding: greedy by default (--temperature 0); --temperature T > 0 samples, after\n"
       "--top_k and --top_p filtering; --repetition_penalty applies in both modes. Generation stops\n"
       "at an eos token, a --stop string (kept in the output) or after --max_new_tokens.\n"
@@ -136,7 +148,7 @@ void add_generate_command(CLI::App& nlp) {
       "padded). The token count, speed and stop reason go to stderr.\n"
       "Example:\n"
       "  skiff nlp generate --model tests/data/llama/tiny --prompt 'hello world' --max_new_tokens 8");
-  gen->add_option("--model,-m", o->model, "Model directory (config.json, safetensors, tokenizer.json)")->required();
+  gen->add_option("--model,-m", o->model, "Model directory (config.json, safetensors, tokenizer.json or tokenizer.model)")->required();
   gen->add_option("--prompt,-p", o->prompts, "Prompt text; repeat for a batch")->required();
   gen->add_option("--max_new_tokens,-n", o->max_new_tokens, "Most tokens to generate per prompt (default 32)");
   gen->add_option("--temperature", o->temperature, "0: greedy (default); > 0: sample with this temperature");

@@ -23,31 +23,22 @@ namespace {
 std::shared_ptr<const Schema> keys(std::vector<Key> k) { return std::make_shared<const Schema>(Schema{std::move(k)}); }
 }  // namespace
 
-Schema encoder_recipe_schema(const std::string& task, std::vector<Key> extra) {
-  std::vector<Key> k{
-      Key{.name = "task", .type = Type::String, .help = task, .required = true, .choices = {task}},
-      Key{.name = "Data", .type = Type::Map, .help = "the mail corpus and its split", .required = true,
-          .schema = keys({Key{.name = "dataset", .type = Type::String, .help = "zoo name of the data (spam-assassin)"},
-                          Key{.name = "dataset_dir", .type = Type::String, .help = "a local copy instead of the zoo"},
-                          Key{.name = "eval_share", .type = Type::Number, .help = "held-out share per label",
-                              .min = 0.01, .max = 0.99},
-                          Key{.name = "split_seed", .type = Type::Integer, .min = 0},
-                          Key{.name = "max_bytes", .type = Type::Integer, .help = "bytes of each mail read",
-                              .min = 16}})},
-      Key{.name = "Tokenizer", .type = Type::Map, .required = true,
-          .schema = keys({Key{.name = "model", .type = Type::String,
-                              .help = "SentencePiece .model (trained on the training split when absent)",
-                              .required = true},
-                          Key{.name = "vocab_size", .type = Type::Integer, .min = 100, .max = 1000000}})},
-      Key{.name = "Encoder", .type = Type::Map, .required = true,
-          .schema = keys({Key{.name = "hidden_size", .type = Type::Integer, .min = 8},
-                          Key{.name = "num_layers", .type = Type::Integer, .min = 1, .max = 48},
-                          Key{.name = "num_heads", .type = Type::Integer, .min = 1},
-                          Key{.name = "intermediate_size", .type = Type::Integer, .min = 8},
-                          Key{.name = "max_length", .type = Type::Integer, .min = 2, .max = 8192},
-                          Key{.name = "pre_norm", .type = Type::Boolean},
-                          Key{.name = "dropout", .type = Type::Number, .min = 0, .max = 0.9},
-                          Key{.name = "pooling", .type = Type::String, .choices = {"cls", "mean"}}})},
+Key recipe_tokenizer_key() {
+  return Key{.name = "Tokenizer", .type = Type::Map, .required = true,
+             .schema = keys({Key{.name = "model", .type = Type::String,
+                                 .help = "SentencePiece .model (trained on the training split when absent)",
+                                 .required = true},
+                             Key{.name = "vocab_size", .type = Type::Integer, .min = 100, .max = 1000000},
+                             Key{.name = "model_type", .type = Type::String, .choices = {"unigram", "bpe"}},
+                             Key{.name = "byte_fallback", .type = Type::Boolean,
+                                 .help = "unknown characters (and newlines) as <0xNN> byte pieces"},
+                             Key{.name = "normalization", .type = Type::String,
+                                 .choices = {"nmt_nfkc", "nfkc", "identity"}},
+                             Key{.name = "remove_extra_whitespaces", .type = Type::Boolean}})};
+}
+
+std::vector<Key> recipe_training_keys() {
+  return {
       Key{.name = "batch_size", .type = Type::Integer, .required = true, .min = 1},
       Key{.name = "epoch", .type = Type::Integer, .required = true, .min = 1},
       Key{.name = "max_iters", .type = Type::Integer, .help = "stop after this many steps (0: all epochs)", .min = 0},
@@ -63,6 +54,31 @@ Schema encoder_recipe_schema(const std::string& task, std::vector<Key> extra) {
       Key{.name = "weights", .type = Type::String, .help = "weights for eval / predict / export"},
       Key{.name = "seed", .type = Type::Integer, .min = 0},
   };
+}
+
+Schema encoder_recipe_schema(const std::string& task, std::vector<Key> extra) {
+  std::vector<Key> k{
+      Key{.name = "task", .type = Type::String, .help = task, .required = true, .choices = {task}},
+      Key{.name = "Data", .type = Type::Map, .help = "the mail corpus and its split", .required = true,
+          .schema = keys({Key{.name = "dataset", .type = Type::String, .help = "zoo name of the data (spam-assassin)"},
+                          Key{.name = "dataset_dir", .type = Type::String, .help = "a local copy instead of the zoo"},
+                          Key{.name = "eval_share", .type = Type::Number, .help = "held-out share per label",
+                              .min = 0.01, .max = 0.99},
+                          Key{.name = "split_seed", .type = Type::Integer, .min = 0},
+                          Key{.name = "max_bytes", .type = Type::Integer, .help = "bytes of each mail read",
+                              .min = 16}})},
+      recipe_tokenizer_key(),
+      Key{.name = "Encoder", .type = Type::Map, .required = true,
+          .schema = keys({Key{.name = "hidden_size", .type = Type::Integer, .min = 8},
+                          Key{.name = "num_layers", .type = Type::Integer, .min = 1, .max = 48},
+                          Key{.name = "num_heads", .type = Type::Integer, .min = 1},
+                          Key{.name = "intermediate_size", .type = Type::Integer, .min = 8},
+                          Key{.name = "max_length", .type = Type::Integer, .min = 2, .max = 8192},
+                          Key{.name = "pre_norm", .type = Type::Boolean},
+                          Key{.name = "dropout", .type = Type::Number, .min = 0, .max = 0.9},
+                          Key{.name = "pooling", .type = Type::String, .choices = {"cls", "mean"}}})},
+  };
+  for (Key& e : recipe_training_keys()) k.push_back(std::move(e));
   for (Key& e : extra) k.push_back(std::move(e));
   return Schema{std::move(k)};
 }
@@ -84,26 +100,37 @@ CorpusSplit recipe_corpus(const Recipe& r) {
   return split_corpus(std::move(mails), data.number("eval_share", 0.2), uint64_t(data.integer("split_seed", 42, 0)));
 }
 
-std::unique_ptr<text::Tokenizer> recipe_tokenizer(const Recipe& r, const std::vector<Mail>& train) {
+std::unique_ptr<text::Tokenizer> recipe_tokenizer(const Recipe& r, const std::vector<std::string>& texts,
+                                                  const std::string& what) {
   Section tok = r.section("Tokenizer");
   const fs::path model = tok.text("model");
   if (!fs::exists(model)) {
-    // One line per sentence for spm_train: each line of each training mail.
+    // One line per sentence for spm_train: each line of each training text.
     fs::create_directories(model.parent_path().empty() ? fs::path(".") : model.parent_path());
     std::string corpus;
-    for (const Mail& m : train) (corpus += m.text) += '\n';
+    for (const std::string& t : texts) (corpus += t) += '\n';
     const fs::path text_file = fs::path(model).concat(".train.txt");
     io::write_file_atomic(text_file, corpus);
     text::SentencePieceTrainOptions o;
     o.inputs = {text_file};
     o.output = model;
     o.vocab_size = int(tok.integer("vocab_size", 8000, 100));
-    std::fprintf(stderr, "training the tokenizer %s (%d pieces) on %zu training mails\n", model.c_str(),
-                 o.vocab_size, train.size());
+    o.model_type = tok.text("model_type", o.model_type);
+    o.byte_fallback = tok.boolean("byte_fallback", o.byte_fallback);
+    o.normalization = tok.text("normalization", o.normalization);
+    o.remove_extra_whitespaces = tok.boolean("remove_extra_whitespaces", o.remove_extra_whitespaces);
+    std::fprintf(stderr, "training the tokenizer %s (%d pieces) on %zu training %s\n", model.c_str(), o.vocab_size,
+                 texts.size(), what.c_str());
     text::train_sentencepiece(o);
     fs::remove(text_file);
   }
   return std::make_unique<text::SentencePieceTokenizer>(model);
+}
+
+std::unique_ptr<text::Tokenizer> recipe_tokenizer(const Recipe& r, const std::vector<Mail>& train) {
+  std::vector<std::string> texts;
+  for (const Mail& m : train) texts.push_back(m.text);
+  return recipe_tokenizer(r, texts, "mails");
 }
 
 EncoderConfig recipe_encoder_config(const Recipe& r, int64_t pieces) {
@@ -162,10 +189,10 @@ int64_t recipe_total_steps(const Recipe& r, int64_t per_epoch) {
 
 train::FitResult fit_one_phase(const Recipe& r, const train::TrainRequest& request, train::TrainTask& task,
                                optim::Optimizer& optimizer, optim::LRScheduler& schedule, const fs::path& dir,
-                               int64_t per_epoch, int64_t total, const std::string& metric) {
+                               int64_t per_epoch, int64_t total, const std::string& metric, bool higher_is_better) {
   train::TrainerOptions o = recipe_trainer_options(r, dir, per_epoch, total, request.quiet);
   o.metric = metric;
-  o.higher_is_better = true;
+  o.higher_is_better = higher_is_better;
   std::vector<train::TrainPhase> phases{
       train::TrainPhase{.name = "train", .optimizer = &optimizer, .scheduler = &schedule, .steps = total}};
   train::Trainer trainer(task, std::move(phases), nullptr, o);

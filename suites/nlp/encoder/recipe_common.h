@@ -30,13 +30,26 @@
 
 namespace skiff::nlp {
 
-/// The schema of one task's recipe: the shared keys plus `extra` (the task's own).
+/// The schema of one encoder task's recipe: the shared keys plus `extra` (the task's own).
 config::Schema encoder_recipe_schema(const std::string& task, std::vector<config::Key> extra);
+
+/// The keys of every NLP training recipe (encoder and decoder): batch_size, epoch,
+/// max_iters, LearningRate, weight_decay, clip_grad_by_norm, log_iter, eval_iter,
+/// save_dir, weights, seed.
+std::vector<config::Key> recipe_training_keys();
+
+/// The Tokenizer section: {model, vocab_size, model_type, byte_fallback, normalization,
+/// remove_extra_whitespaces} (SentencePieceTrainOptions' defaults when absent).
+config::Key recipe_tokenizer_key();
 
 /// The messages of Data, split. \throws IoError / ValueError naming the recipe key.
 CorpusSplit recipe_corpus(const train::Recipe& r);
 
-/// The recipe's tokenizer, trained on `train` first when Tokenizer.model does not exist.
+/// The recipe's tokenizer, trained on `texts` (each line a sentence; `what` names them in
+/// the progress line) first when Tokenizer.model does not exist.
+std::unique_ptr<text::Tokenizer> recipe_tokenizer(const train::Recipe& r, const std::vector<std::string>& texts,
+                                                  const std::string& what);
+/// The same on the training mails.
 std::unique_ptr<text::Tokenizer> recipe_tokenizer(const train::Recipe& r, const std::vector<Mail>& train);
 
 /// Encoder: of the recipe for a tokenizer of `pieces` pieces.
@@ -72,11 +85,11 @@ train::TrainerOptions recipe_trainer_options(const train::Recipe& r, const std::
 /// Steps of a run: `epoch` x per_epoch, capped by `max_iters` when it is set.
 int64_t recipe_total_steps(const train::Recipe& r, int64_t per_epoch);
 
-/// Trains `task` in one phase of `total` steps, keeping the best `metric` (higher is better).
+/// Trains `task` in one phase of `total` steps, keeping the best `metric`.
 train::FitResult fit_one_phase(const train::Recipe& r, const train::TrainRequest& request, train::TrainTask& task,
                                optim::Optimizer& optimizer, optim::LRScheduler& schedule,
                                const std::filesystem::path& dir, int64_t per_epoch, int64_t total,
-                               const std::string& metric);
+                               const std::string& metric, bool higher_is_better = true);
 
 /// Writes encoder.json and tokenizer.model (a copy of the recipe's) into `dir`.
 void write_model_dir(const std::filesystem::path& dir, const EncoderConfig& c, const text::Tokenizer& tokenizer);

@@ -137,4 +137,31 @@ LlamaConfig LlamaConfig::load(const std::filesystem::path& path) {
   return from_json(j, path.string());
 }
 
+json LlamaConfig::to_json() const {
+  SKIFF_CHECK_T(NotImplementedError, rope_scaling.type == nn::RopeScaling::Type::None,
+                "LlamaConfig::to_json: writing rope_scaling is not implemented");
+  json j = {{"architectures", {"LlamaForCausalLM"}},
+            {"model_type", "llama"},
+            {"vocab_size", vocab_size},
+            {"hidden_size", hidden_size},
+            {"intermediate_size", intermediate_size},
+            {"num_hidden_layers", num_hidden_layers},
+            {"num_attention_heads", num_attention_heads},
+            {"num_key_value_heads", num_key_value_heads},
+            {"head_dim", head_dim},
+            {"hidden_act", "silu"},
+            {"rms_norm_eps", rms_norm_eps},
+            {"rope_theta", rope_theta},
+            {"rope_scaling", nullptr},
+            {"max_position_embeddings", max_position_embeddings},
+            {"tie_word_embeddings", tie_word_embeddings},
+            {"attention_bias", attention_bias},
+            {"mlp_bias", mlp_bias},
+            {"torch_dtype", "float32"}};
+  auto ids = [](const std::vector<int64_t>& v) { return v.empty() ? json(nullptr) : v.size() == 1 ? json(v[0]) : json(v); };
+  j["bos_token_id"] = ids(bos_token_ids);
+  j["eos_token_id"] = ids(eos_token_ids);
+  return j;
+}
+
 }  // namespace skiff::nlp

@@ -49,6 +49,9 @@ struct LlamaConfig {
   static LlamaConfig from_json(const nlohmann::json& j, const std::string& source = "config.json");
   /// Reads and parses a config.json file. \throws IoError if unreadable, ConfigError as above.
   static LlamaConfig load(const std::filesystem::path& path);
+  /// The config.json document of this config (HF's LlamaConfig keys; from_json reads it back).
+  /// \throws NotImplementedError for rope scaling other than none (recipes train without it).
+  nlohmann::json to_json() const;
 };
 
 /// Token ids of an int / list / null JSON value ("eos_token_id": 2 or [128001, 128009]).

@@ -39,4 +39,26 @@ std::string TokenStreamer::push(int32_t id) {
   return utf8_.push(bytes);
 }
 
+std::string DecodeStreamer::push(int32_t id) {
+  ids_.push_back(id);
+  std::string text = tokenizer_.decode(ids_, skip_special_);
+  size_t ready = text.size();
+  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
+  while (ready >= emitted_ + kReplacement.size() &&
+         std::string_view(text).substr(ready - kReplacement.size(), kReplacement.size()) == kReplacement)
+    ready -= kReplacement.size();
+  if (ready <= emitted_) return {};
+  std::string out = text.substr(emitted_, ready - emitted_);
+  emitted_ = ready;
+  return out;
+}
+
+std::string DecodeStreamer::flush() {
+  std::string text = tokenizer_.decode(ids_, skip_special_);
+  std::string out = text.size() > emitted_ ? text.substr(emitted_) : std::string();
+  ids_.clear();
+  emitted_ = 0;
+  return out;
+}
+
 }  // namespace skiff::nlp

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include <vector>
+
 #include "framework/text/bpe_tokenizer.h"
 
 namespace skiff::nlp {
@@ -44,6 +46,26 @@ class TokenStreamer {
   const text::BpeTokenizer& tokenizer_;
   bool skip_special_;
   Utf8Streamer utf8_;
+};
+
+/// Token ids in, text out, for any tokenizer (SentencePiece, WordPiece, ...): decodes the
+/// whole sequence at each token and emits what was added, holding back a trailing U+FFFD
+/// (byte pieces of a character still arriving). Quadratic in the length, which is
+/// nothing next to a forward pass per token.
+class DecodeStreamer {
+ public:
+  /// `tokenizer` must outlive the streamer.
+  explicit DecodeStreamer(const text::Tokenizer& tokenizer, bool skip_special_tokens = true)
+      : tokenizer_(tokenizer), skip_special_(skip_special_tokens) {}
+  std::string push(int32_t id);
+  /// What is held back.
+  std::string flush();
+
+ private:
+  const text::Tokenizer& tokenizer_;
+  bool skip_special_;
+  std::vector<int32_t> ids_;
+  size_t emitted_ = 0;  // bytes of the decoded text printed so far
 };
 
 }  // namespace skiff::nlp
