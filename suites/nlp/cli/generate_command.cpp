@@ -96,7 +96,8 @@ void run_generate(const Options& o) {
   // Byte-level BPE streams bytes exactly; other tokenizers decode and diff.
   auto* bpe = dynamic_cast<const text::BpeTokenizer*>(tokenizer.get());
   std::unique_ptr<TokenStreamer> bpe_streamer = bpe ? std::make_unique<TokenStreamer>(*bpe) : nullptr;
-  DecodeStreamer decode_streamer(*tokenizer);
+  std::vector<int32_t> prompt0(prompts[0].begin(), prompts[0].end());
+  DecodeStreamer decode_streamer(*tokenizer, true, prompt0);
   auto on_token = [&](size_t row, int64_t id) {
     generated[row].push_back(int32_t(id));
     if (stream) {
@@ -105,7 +106,7 @@ void run_generate(const Options& o) {
       std::fflush(stdout);
     }
     if (o.stops.empty()) return false;
-    std::string text = tokenizer->decode(generated[row], true);
+    std::string text = continuation_text(*tokenizer, {prompts[row].begin(), prompts[row].end()}, generated[row]);
     for (const auto& s : o.stops)
       if (text.find(s) != std::string::npos) return true;
     return false;
@@ -119,7 +120,7 @@ void run_generate(const Options& o) {
   } else {
     for (size_t r = 0; r < prompts.size(); ++r) {
       if (o.ids) fmt::print("{}\n", fmt::join(out.tokens[r], " "));
-      else fmt::print("{}\n", tokenizer->decode(generated[r], true));
+      else fmt::print("{}\n", continuation_text(*tokenizer, {prompts[r].begin(), prompts[r].end()}, generated[r]));
     }
   }
   std::fflush(stdout);  // the text before the stats when both go to one pipe

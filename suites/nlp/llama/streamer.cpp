@@ -39,6 +39,11 @@ std::string TokenStreamer::push(int32_t id) {
   return utf8_.push(bytes);
 }
 
+DecodeStreamer::DecodeStreamer(const text::Tokenizer& tokenizer, bool skip_special_tokens, std::vector<int32_t> context)
+    : tokenizer_(tokenizer), skip_special_(skip_special_tokens), ids_(std::move(context)), context_ids_(ids_.size()) {
+  emitted_ = ids_.empty() ? 0 : tokenizer_.decode(ids_, skip_special_).size();
+}
+
 std::string DecodeStreamer::push(int32_t id) {
   ids_.push_back(id);
   std::string text = tokenizer_.decode(ids_, skip_special_);
@@ -56,9 +61,19 @@ std::string DecodeStreamer::push(int32_t id) {
 std::string DecodeStreamer::flush() {
   std::string text = tokenizer_.decode(ids_, skip_special_);
   std::string out = text.size() > emitted_ ? text.substr(emitted_) : std::string();
-  ids_.clear();
-  emitted_ = 0;
+  ids_.resize(context_ids_);
+  emitted_ = ids_.empty() ? 0 : tokenizer_.decode(ids_, skip_special_).size();
   return out;
+}
+
+std::string continuation_text(const text::Tokenizer& tokenizer, const std::vector<int32_t>& prompt,
+                              const std::vector<int32_t>& generated, bool skip_special_tokens) {
+  std::vector<int32_t> all = prompt;
+  all.insert(all.end(), generated.begin(), generated.end());
+  const std::string head = tokenizer.decode(prompt, skip_special_tokens);
+  std::string text = tokenizer.decode(all, skip_special_tokens);
+  // A prompt ending inside a character decodes to U+FFFD that the whole text completes.
+  return text.starts_with(head) ? text.substr(head.size()) : tokenizer.decode(generated, skip_special_tokens);
 }
 
 }  // namespace skiff::nlp

@@ -54,9 +54,11 @@ class TokenStreamer {
 /// nothing next to a forward pass per token.
 class DecodeStreamer {
  public:
-  /// `tokenizer` must outlive the streamer.
-  explicit DecodeStreamer(const text::Tokenizer& tokenizer, bool skip_special_tokens = true)
-      : tokenizer_(tokenizer), skip_special_(skip_special_tokens) {}
+  /// `tokenizer` must outlive the streamer. `context` (the prompt's ids) is decoded in
+  /// front of the new tokens but not emitted: SentencePiece drops the space of a text's
+  /// first piece, which the continuation of a prompt keeps.
+  explicit DecodeStreamer(const text::Tokenizer& tokenizer, bool skip_special_tokens = true,
+                          std::vector<int32_t> context = {});
   std::string push(int32_t id);
   /// What is held back.
   std::string flush();
@@ -65,7 +67,13 @@ class DecodeStreamer {
   const text::Tokenizer& tokenizer_;
   bool skip_special_;
   std::vector<int32_t> ids_;
-  size_t emitted_ = 0;  // bytes of the decoded text printed so far
+  size_t context_ids_ = 0;  // leading ids of ids_ that are context
+  size_t emitted_ = 0;      // bytes of the decoded text printed so far (the context's included)
 };
+
+/// The text `generated` adds after `prompt`: decode(prompt + generated) minus decode(prompt)
+/// (decode(generated) alone would lose a SentencePiece continuation's leading space).
+std::string continuation_text(const text::Tokenizer& tokenizer, const std::vector<int32_t>& prompt,
+                              const std::vector<int32_t>& generated, bool skip_special_tokens = true);
 
 }  // namespace skiff::nlp

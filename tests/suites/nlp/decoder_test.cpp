@@ -125,6 +125,18 @@ TEST(StreamerTest, DecodeStreamerOnASentencePieceModelWithBytePieces) {
   out += st.flush();
   EXPECT_EQ(out, tok.decode(ids, true));
   EXPECT_EQ(out, text);
+
+  // After a prompt, a continuation keeps the space SentencePiece drops at a text's start.
+  std::vector<int32_t> the_fox = tok.encode_ids("the fox"), prompt(the_fox.begin(), the_fox.begin() + 1);
+  ASSERT_EQ(tok.decode(prompt), "the");
+  std::vector<int32_t> rest(the_fox.begin() + 1, the_fox.end());
+  DecodeStreamer after(tok, true, prompt);
+  std::string continued;
+  for (int32_t id : rest) continued += after.push(id);
+  continued += after.flush();
+  EXPECT_EQ(continued, " fox");
+  EXPECT_EQ(continuation_text(tok, prompt, rest), " fox");
+  EXPECT_EQ(tok.decode(rest), "fox");  // what decoding the new tokens alone gives
 }
 
 }  // namespace
