@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -98,7 +99,10 @@ void run_generate(const Options& o) {
   std::unique_ptr<TokenStreamer> bpe_streamer = bpe ? std::make_unique<TokenStreamer>(*bpe) : nullptr;
   std::vector<int32_t> prompt0(prompts[0].begin(), prompts[0].end());
   DecodeStreamer decode_streamer(*tokenizer, true, prompt0);
+  // The first token marks the end of the prompt's forward pass (prefill); the rest is decoding.
+  std::optional<std::chrono::steady_clock::time_point> t_first;
   auto on_token = [&](size_t row, int64_t id) {
+    if (!t_first) t_first = std::chrono::steady_clock::now();
     generated[row].push_back(int32_t(id));
     if (stream) {
       std::string piece = bpe_streamer ? bpe_streamer->push(int32_t(id)) : decode_streamer.push(int32_t(id));
@@ -130,6 +134,14 @@ void run_generate(const Options& o) {
   double load_s = std::chrono::duration<double>(t0 - t_load).count();
   fmt::print(stderr, "{} new tokens in {:.2f} s ({:.1f} tokens/s; model loaded in {:.3f} s); stopped: {}\n", n, s,
              s > 0 ? double(n) / s : 0.0, load_s, stop_reason_name(out.reasons[0]));
+  if (t_first && prompts.size() == 1 && n > 1) {
+    // As llama.cpp reports them: the prompt's tokens per second, then one token per step.
+    const double prefill = std::chrono::duration<double>(*t_first - t0).count();
+    const double decode = std::chrono::duration<double>(t1 - *t_first).count();
+    fmt::print(stderr, "prefill: {} tokens in {:.1f} ms ({:.1f} tokens/s); decode: {} tokens in {:.1f} ms ({:.1f} tokens/s)\n",
+               prompts[0].size(), prefill * 1e3, double(prompts[0].size()) / prefill, n - 1, decode * 1e3,
+               double(n - 1) / decode);
+  }
 }
 
 void add_generate_command(CLI::App& nlp) {
