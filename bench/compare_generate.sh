@@ -24,8 +24,8 @@ peer_blas_report compare_generate
 if [ ! -f "$MODEL_DIR/model.safetensors" ]; then
   peer "$PEER_PYTHON" bench/pytorch_generate.py make "$MODEL_DIR" --tokenizer "$TOKENIZER"
 fi
-# A prompt of about 100 tokens: two fortunes.
-PROMPT="$(sed -n '1,/^%$/p' /usr/share/games/fortunes/fortunes | head -c 400)"
+# A prompt of about 250 tokens: the first fortunes of the file.
+PROMPT="$(head -c 1000 /usr/share/games/fortunes/fortunes)"
 PROMPT_IDS="1 $("$SKIFF" nlp tokenize --tokenizer "$MODEL_DIR/tokenizer.model" --text "$PROMPT" --ids)"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); prompt $(wc -w <<<"$PROMPT_IDS") tokens, $N new" >&2
 printf '%-8s %14s %14s %14s %14s %9s %9s %s\n' threads skiff_prefill torch_prefill skiff_decode torch_decode prefill_x decode_x same_ids

@@ -13,9 +13,13 @@ void check_float(const Tensor& t, const char* fn) {
                     dtype_name(t.dtype()), t.shape());
 }
 
-// Draws numel values with `draw` in row-major order and writes them into t.
+thread_local bool skip_random_init = false;
+
+// Draws numel values with `draw` in row-major order and writes them into t
+// (nothing under a SkipRandomInitGuard).
 template <typename Draw>
 void fill_with(const Tensor& t, Draw&& draw) {
+  if (skip_random_init) return;
   std::vector<double> v(size_t(t.numel()));
   for (double& x : v) x = draw();
   detail::copy_into(t, from_vector<double>(v, t.shape()));
@@ -27,6 +31,10 @@ Generator& gen_or_default(Generator* gen) { return gen ? *gen : default_generato
 double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 
 }  // namespace
+
+SkipRandomInitGuard::SkipRandomInitGuard() : previous_(skip_random_init) { skip_random_init = true; }
+SkipRandomInitGuard::~SkipRandomInitGuard() { skip_random_init = previous_; }
+bool SkipRandomInitGuard::active() { return skip_random_init; }
 
 double calculate_gain(Nonlinearity nl, double param) {
   switch (nl) {

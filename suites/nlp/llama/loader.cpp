@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "framework/core/error.h"
+#include "framework/nn/init.h"
 #include "framework/io/file.h"
 #include "framework/io/safetensors.h"
 
@@ -104,7 +105,11 @@ std::shared_ptr<LlamaForCausalLM> load_llama(const fs::path& dir, const LlamaLoa
   SKIFF_CHECK(fs::is_directory(dir, ec), "llama: model directory '{}' does not exist", dir.string());
   fs::path config = dir / "config.json";
   if (!fs::exists(config, ec)) SKIFF_THROW(IoError, "llama: {} is missing (a Hugging Face model directory)", config.string());
-  auto model = std::make_shared<LlamaForCausalLM>(LlamaConfig::load(config));
+  std::shared_ptr<LlamaForCausalLM> model;
+  {
+    nn::init::SkipRandomInitGuard no_init;  // every parameter is loaded next (missing ones are an error)
+    model = std::make_shared<LlamaForCausalLM>(LlamaConfig::load(config));
+  }
   load_llama_weights(*model, dir, options);
   model->eval();
   return model;

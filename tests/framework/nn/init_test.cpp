@@ -149,3 +149,31 @@ TEST(InitTest, WritesThroughViewsAndParameters) {
 
 }  // namespace
 }  // namespace skiff::nn::init
+
+namespace skiff::nn::init {
+namespace {
+
+TEST(InitTest, SkipRandomInitGuardLeavesTensorsAloneWhileItLives) {
+  Tensor t = full({4, 3}, 7.0);
+  {
+    SkipRandomInitGuard outer;
+    EXPECT_TRUE(SkipRandomInitGuard::active());
+    {
+      SkipRandomInitGuard inner;  // nests
+    }
+    EXPECT_TRUE(SkipRandomInitGuard::active());
+    uniform_(t, -1, 1);
+    normal_(t);
+    kaiming_uniform_(t);
+    xavier_normal_(t);
+    EXPECT_EQ(amax(abs(t - 7.0)).item<double>(), 0.0);
+    zeros_(t);  // constant initializers still run
+    EXPECT_EQ(amax(abs(t)).item<double>(), 0.0);
+  }
+  EXPECT_FALSE(SkipRandomInitGuard::active());
+  uniform_(t, 1, 2);
+  EXPECT_GE(amin(t).item<double>(), 1.0);
+}
+
+}  // namespace
+}  // namespace skiff::nn::init
