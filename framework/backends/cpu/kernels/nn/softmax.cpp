@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "framework/backends/cpu/loops.h"
+#include "framework/backends/cpu/vec/vec_f32.h"
 
 namespace skiff::cpu {
 namespace {
@@ -75,6 +76,14 @@ void softmax_rows(const T* x, T* y, int64_t rows, int64_t n) {
       for (int64_t k = 0; k < n; ++k) total += std::exp(A(xr[k]) - mx);
       const A shift = mx + std::log(total);
       for (int64_t k = 0; k < n; ++k) yr[k] = T(A(xr[k]) - shift);
+    } else if constexpr (std::is_same_v<T, float>) {
+      // The vector exp (vec_f32.h, ~2 ulp): libm's scalar expf was most of a long causal
+      // prefill, and slowest on masked scores, whose underflow takes its errno path.
+      for (int64_t k = 0; k < n; ++k) yr[k] = xr[k] - mx;
+      vec_f32().exp(yr, yr, n);
+      for (int64_t k = 0; k < n; ++k) total += yr[k];
+      const float inv = 1.0f / total;
+      for (int64_t k = 0; k < n; ++k) yr[k] *= inv;
     } else {
       // Store exp once, then rescale: one exp per element.
       for (int64_t k = 0; k < n; ++k) {
