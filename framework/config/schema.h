@@ -76,6 +76,12 @@ struct Schema {
   std::vector<std::string> names() const;
 };
 
+/// The schema of a nested section, for Key::schema:
+///   Key{.name = "Data", .type = Type::Map, .schema = config::keys({Key{...}, ...})}
+inline std::shared_ptr<const Schema> keys(std::vector<Key> k) {
+  return std::make_shared<const Schema>(Schema{std::move(k)});
+}
+
 class FactoryBase;
 
 /// A registered component: its kind, name, a line of help, its keys (besides

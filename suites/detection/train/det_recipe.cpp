@@ -25,14 +25,13 @@ namespace skiff::detection {
 
 namespace fs = std::filesystem;
 using config::Key;
+using config::keys;
 using config::Schema;
 using config::Section;
 using config::Type;
 using train::Recipe;
 
 namespace {
-
-std::shared_ptr<const Schema> keys(std::vector<Key> k) { return std::make_shared<const Schema>(Schema{std::move(k)}); }
 
 // A head section's keys: its own, then the GFL loss weights and the assigner (read_loss).
 std::shared_ptr<const Schema> head_keys(std::vector<Key> k) {

@@ -22,6 +22,7 @@ namespace skiff::nlp {
 
 namespace fs = std::filesystem;
 using config::Key;
+using config::keys;
 using config::Schema;
 using config::Section;
 using config::Type;
@@ -29,8 +30,6 @@ using json = nlohmann::json;
 using train::Recipe;
 
 namespace {
-
-std::shared_ptr<const Schema> keys(std::vector<Key> k) { return std::make_shared<const Schema>(Schema{std::move(k)}); }
 
 const Schema& schema() {
   static const Schema s = [] {

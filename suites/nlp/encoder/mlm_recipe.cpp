@@ -23,10 +23,9 @@ const config::Schema& schema() {
   static const config::Schema s = encoder_recipe_schema(
       "masked_lm",
       {Key{.name = "MaskedLM", .type = Type::Map, .help = "BERT's corruption",
-           .schema = std::make_shared<const config::Schema>(config::Schema{
-               {Key{.name = "probability", .type = Type::Number, .min = 0.01, .max = 1},
-                Key{.name = "mask_share", .type = Type::Number, .min = 0, .max = 1},
-                Key{.name = "random_share", .type = Type::Number, .min = 0, .max = 1}}})}});
+           .schema = config::keys({Key{.name = "probability", .type = Type::Number, .min = 0.01, .max = 1},
+                                   Key{.name = "mask_share", .type = Type::Number, .min = 0, .max = 1},
+                                   Key{.name = "random_share", .type = Type::Number, .min = 0, .max = 1}})}});
   return s;
 }
 

@@ -14,14 +14,11 @@ namespace skiff::nlp {
 
 namespace fs = std::filesystem;
 using config::Key;
+using config::keys;
 using config::Schema;
 using config::Section;
 using config::Type;
 using train::Recipe;
-
-namespace {
-std::shared_ptr<const Schema> keys(std::vector<Key> k) { return std::make_shared<const Schema>(Schema{std::move(k)}); }
-}  // namespace
 
 Key recipe_tokenizer_key() {
   return Key{.name = "Tokenizer", .type = Type::Map, .required = true,
