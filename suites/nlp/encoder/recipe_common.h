@@ -4,6 +4,9 @@
 /// their schema, the mail data and its split, the tokenizer (trained on first use),
 /// the encoder's shape, batch order, optimizer and schedule, and the model directory
 /// a run leaves (encoder.json + tokenizer.model beside the trainer's weights).
+/// The decoder recipes (`task: causal_lm`, suites/nlp/decoder/) use the task-independent
+/// half: recipe_training_keys, recipe_tokenizer_key / recipe_tokenizer on plain texts,
+/// the optimizer, schedule, run length and fit_one_phase.
 ///
 ///   Data:      {dataset: spam-assassin, eval_share: 0.2, split_seed: 42, max_bytes: 4000}
 ///              (dataset: a zoo name, pulled on first use; or dataset_dir: a local copy)
