@@ -15,6 +15,8 @@ skiff_add_module(text
           text/tokenizer_json.cpp text/tokenizer_files.cpp text/added_tokens.cpp text/tokenizer.cpp
           text/normalizer_steps.cpp text/pre_tokenizer_steps.cpp text/decoder_steps.cpp text/wordpiece_model.cpp
           text/subword_tokenizer.cpp text/subword_tokenizer_files.cpp text/sentencepiece_tokenizer.cpp
+          text/jinja_value.cpp text/jinja_lexer.cpp text/jinja_parser.cpp text/jinja_builtins.cpp text/jinja_render.cpp
+          text/chat_template.cpp
   DEPS skiff_core
   PRIVATE_DEPS skiff_io ICU::uc ICU::i18n nlohmann_json::nlohmann_json OpenMP::OpenMP_CXX ${CMAKE_DL_LIBS})
 target_link_libraries(skiff_framework INTERFACE skiff_text)

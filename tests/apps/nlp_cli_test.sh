@@ -4,7 +4,8 @@
 # codes and messages of a bad path, a malformed file and invalid UTF-8; WordPiece from a
 # BERT vocab.txt; `skiff nlp train-tokenizer` (SentencePiece, on Debian's fortunes when
 # installed) and the trained model against spm_encode; then
-# `skiff nlp generate` and `skiff nlp export --gguf` on the tiny LLaMA fixture of tests/data/llama.
+# `skiff nlp generate`, `skiff nlp chat` and `skiff nlp export --gguf` on the tiny LLaMA fixture of
+# tests/data/llama.
 # Usage: nlp_cli_test.sh SKIFF_BINARY
 set -u
 SKIFF="$(realpath "$1")"
@@ -156,6 +157,46 @@ expect 2 gen_bad_config "$SKIFF" nlp generate -m badcfg -p hi
 check "gen_bad_config: names file and key" grep -qF "badcfg/config.json: key 'hidden_size': required key is missing" gen_bad_config.err
 expect 2 gen_bad_top_p "$SKIFF" nlp generate -m "$MODEL" -p hi --temperature 1 --top_p 1.5
 check "gen_bad_top_p: names the option" grep -qF "top_p must be in (0, 1]" gen_bad_top_p.err
+
+# `skiff nlp chat` on the same fixture, whose tokenizer_config.json has a ChatML-like
+# template: the prompt as the template renders it, replies equal to `nlp generate` on that
+# prompt, turns from --message or stdin, --save / --messages, and errors.
+expect 0 chat_help "$SKIFF" nlp chat --help
+check "chat_help: explains where turns come from" grep -q "one per line of stdin" chat_help.out
+expect 0 chat_prompt "$SKIFF" nlp chat -m "$MODEL" --system "be brief" --message "hello world" --print_prompt
+printf '<s>system\nbe brief</s>\n<s>user\nhello world</s>\n<s>assistant\n' > chat_prompt.want
+check "chat_prompt: the template's rendering" cmp chat_prompt.out chat_prompt.want
+expect 0 chat_one "$SKIFF" nlp chat -m "$MODEL" --message "hello world" -n 8 --save conv.json
+expect 0 chat_gen1 "$SKIFF" nlp generate -m "$MODEL" --no_bos -n 8 -p $'<s>user\nhello world</s>\n<s>assistant\n'
+check "chat: the reply == generate on the rendered prompt" cmp chat_one.out chat_gen1.out
+check "chat: stats on stderr" grep -q "prompt tokens, 8 new in .*stopped: length" chat_one.err
+check "chat --save: user and assistant turns" python3 -c "
+import json; m = json.load(open('conv.json')); assert [x['role'] for x in m] == ['user', 'assistant'], m
+assert m[1]['content'] + '\n' == open('chat_one.out', encoding='utf-8').read(), m"
+expect 0 chat_two "$SKIFF" nlp chat -m "$MODEL" --messages conv.json --message "the" -n 6
+python3 -c "
+import json; m = json.load(open('conv.json'))
+print(''.join('<s>%s\n%s</s>\n' % (x['role'], x['content']) for x in m) + '<s>user\nthe</s>\n<s>assistant\n', end='')" > turn2.prompt
+turn2="$(cat turn2.prompt; printf x)"  # $(...) alone would drop the prompt's final newline
+expect 0 chat_gen2 "$SKIFF" nlp generate -m "$MODEL" --no_bos -n 6 -p "${turn2%x}"
+check "chat --messages: continues the saved conversation" cmp chat_two.out chat_gen2.out
+printf 'hello world\n\nthe\n' | "$SKIFF" nlp chat -m "$MODEL" -n 6 > chat_stdin.out 2> chat_stdin.err
+expect 0 chat_args "$SKIFF" nlp chat -m "$MODEL" --message "hello world" --message "the" -n 6
+check "chat: stdin lines == --message turns (empty line skipped)" cmp chat_stdin.out chat_args.out
+check "chat: one reply per turn" test "$(grep -c 'prompt tokens' chat_stdin.err)" -eq 2
+printf '{%% if shout %%}LOUD {%% endif %%}{{ messages[-1].content }}|' > own.jinja
+expect 0 chat_own "$SKIFF" nlp chat -m "$MODEL" --template own.jinja --set shout=true --message hi --print_prompt
+check "chat --template/--set: own template and variables" test "$(cat chat_own.out)" = "LOUD hi|"
+mkdir notemplate && cp "$MODEL"/config.json "$MODEL"/model.safetensors "$MODEL"/tokenizer.json notemplate/
+expect 2 chat_no_template "$SKIFF" nlp chat -m notemplate --message hi
+check "chat_no_template: says what to do" grep -qF "notemplate has no chat template" chat_no_template.err
+check "chat_no_template: suggests --template" grep -qF -- "--template FILE.jinja" chat_no_template.err
+printf '{%% for m in messages %%}{{ m.content|nosuch }}{%% endfor %%}' > bad.jinja
+expect 2 chat_bad_template "$SKIFF" nlp chat -m "$MODEL" --template bad.jinja --message hi --print_prompt
+check "chat_bad_template: names the file, line and filter" grep -qF "template bad.jinja line 1: no filter named 'nosuch'" chat_bad_template.err
+printf '{"role": "user"}' > notalist.json
+expect 2 chat_bad_messages "$SKIFF" nlp chat -m "$MODEL" --messages notalist.json --message hi
+check "chat_bad_messages: names the file" grep -qF "notalist.json must be a JSON array" chat_bad_messages.err
 
 # `skiff nlp export --gguf`: a GGUF v3 file (F32 / F16) and errors naming the input.
 expect 0 exp_help "$SKIFF" nlp export --help

@@ -5,28 +5,18 @@
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <optional>
-#include <set>
-
-#include <nlohmann/json.hpp>
 
 #include "framework/cli/command_registry.h"
 #include "framework/core/error.h"
 #include "framework/core/threading.h"
-#include "framework/io/file.h"
-#include "framework/text/bpe_tokenizer.h"
 #include "framework/text/tokenizer.h"
 #include "suites/nlp/llama/generation.h"
-#include "suites/nlp/llama/loader.h"
+#include "suites/nlp/llama/model_dir.h"
 #include "suites/nlp/llama/streamer.h"
-#include "suites/nlp/llama/tokenizer_bos.h"
 
 namespace skiff::nlp {
 namespace {
-namespace fs = std::filesystem;
-using json = nlohmann::json;
-
 struct Options {
   std::string model;
   std::vector<std::string> prompts, stops;
@@ -40,20 +30,9 @@ struct Options {
 
 void run_generate(const Options& o) {
   if (o.threads > 0) set_num_threads(o.threads);
-  std::error_code ec;
-  SKIFF_CHECK(fs::is_directory(o.model, ec), "nlp generate: model directory '{}' does not exist", o.model);
-  const fs::path dir(o.model), tok_json = dir / "tokenizer.json", tok_model = dir / "tokenizer.model";
-  SKIFF_CHECK(fs::exists(tok_json, ec) || fs::exists(tok_model, ec),
-              "nlp generate: {} has no tokenizer.json or tokenizer.model: the model directory needs its tokenizer "
-              "to encode the prompt",
-              dir.string());
   SKIFF_CHECK(!o.prompts.empty(), "nlp generate: --prompt is required");
-  std::unique_ptr<text::Tokenizer> tokenizer = text::load_tokenizer(fs::exists(tok_json, ec) ? tok_json : tok_model);
-  auto t_load = std::chrono::steady_clock::now();
-  std::shared_ptr<LlamaForCausalLM> model = load_llama(dir);
-  const LlamaConfig& cfg = model->config();
-
-  GenerationConfig g;
+  const ModelDir m = open_model_dir(o.model, "nlp generate");
+  GenerationConfig g = m.defaults;
   g.max_new_tokens = o.max_new_tokens;
   g.do_sample = o.temperature > 0;
   g.temperature = o.temperature > 0 ? o.temperature : 1.0;
@@ -61,79 +40,49 @@ void run_generate(const Options& o) {
   g.top_p = o.top_p;
   g.repetition_penalty = o.repetition_penalty;
   g.seed = o.seed;
-  std::set<int64_t> eos(cfg.eos_token_ids.begin(), cfg.eos_token_ids.end());
-  if (fs::path gc = dir / "generation_config.json"; fs::exists(gc, ec)) {
-    json j = json::parse(io::read_file(gc), nullptr, false);
-    SKIFF_CHECK(!j.is_discarded() && j.is_object(), "nlp generate: {} is not a JSON object", gc.string());
-    if (j.contains("eos_token_id"))
-      for (int64_t id : token_ids_from_json(j["eos_token_id"], gc.string(), "eos_token_id")) eos.insert(id);
-    if (j.contains("pad_token_id") && j["pad_token_id"].is_number_integer()) g.pad_token_id = j["pad_token_id"];
-  }
-  g.eos_token_ids.assign(eos.begin(), eos.end());
   validate(g);
-
-  // tokenizer.json says itself whether it adds a BOS token; a SentencePiece tokenizer.model
-  // does not, and LLaMA's tokenizers then add config.json's bos_token_id (HF's add_bos_token).
-  int64_t bos = -1;
-  if (!o.no_bos) {
-    if (fs::exists(tok_json, ec)) bos = tokenizer_bos_id(tok_json);
-    else if (!cfg.bos_token_ids.empty()) bos = cfg.bos_token_ids[0];
-  }
+  const text::Tokenizer& tokenizer = *m.tokenizer;
   std::vector<std::vector<int64_t>> prompts;
-  for (const auto& p : o.prompts) {
-    std::vector<int64_t> ids;
-    if (bos >= 0) ids.push_back(bos);
-    for (int32_t id : tokenizer->encode_ids(p)) ids.push_back(id);
-    SKIFF_CHECK(!ids.empty(), "nlp generate: the prompt is empty and the tokenizer adds no BOS token");
-    for (int64_t id : ids)
-      SKIFF_CHECK_INDEX(id < cfg.vocab_size, "nlp generate: prompt token {} is outside the model's vocabulary ({})",
-                        id, cfg.vocab_size);
-    prompts.push_back(std::move(ids));
-  }
+  for (const auto& p : o.prompts) prompts.push_back(encode_prompt(m, p, !o.no_bos, "nlp generate"));
 
   // Stop strings: a row stops once its text contains one (the text keeps it).
   std::vector<std::vector<int32_t>> generated(prompts.size());
   bool stream = o.stream && prompts.size() == 1 && !o.ids;
-  // Byte-level BPE streams bytes exactly; other tokenizers decode and diff.
-  auto* bpe = dynamic_cast<const text::BpeTokenizer*>(tokenizer.get());
-  std::unique_ptr<TokenStreamer> bpe_streamer = bpe ? std::make_unique<TokenStreamer>(*bpe) : nullptr;
-  std::vector<int32_t> prompt0(prompts[0].begin(), prompts[0].end());
-  DecodeStreamer decode_streamer(*tokenizer, true, prompt0);
+  TextStreamer streamer(tokenizer, {prompts[0].begin(), prompts[0].end()});
   // The first token marks the end of the prompt's forward pass (prefill); the rest is decoding.
   std::optional<std::chrono::steady_clock::time_point> t_first;
   auto on_token = [&](size_t row, int64_t id) {
     if (!t_first) t_first = std::chrono::steady_clock::now();
     generated[row].push_back(int32_t(id));
     if (stream) {
-      std::string piece = bpe_streamer ? bpe_streamer->push(int32_t(id)) : decode_streamer.push(int32_t(id));
+      std::string piece = streamer.push(int32_t(id));
       std::fwrite(piece.data(), 1, piece.size(), stdout);
       std::fflush(stdout);
     }
     if (o.stops.empty()) return false;
-    std::string text = continuation_text(*tokenizer, {prompts[row].begin(), prompts[row].end()}, generated[row]);
+    std::string text = continuation_text(tokenizer, {prompts[row].begin(), prompts[row].end()}, generated[row]);
     for (const auto& s : o.stops)
       if (text.find(s) != std::string::npos) return true;
     return false;
   };
   auto t0 = std::chrono::steady_clock::now();
-  GenerationOutput out = generate(*model, prompts, g, on_token);
+  GenerationOutput out = generate(*m.model, prompts, g, on_token);
   auto t1 = std::chrono::steady_clock::now();
   if (stream) {
-    std::string rest = bpe_streamer ? bpe_streamer->flush() : decode_streamer.flush();
+    std::string rest = streamer.flush();
     fmt::print("{}\n", rest);
   } else {
     for (size_t r = 0; r < prompts.size(); ++r) {
       if (o.ids) fmt::print("{}\n", fmt::join(out.tokens[r], " "));
-      else fmt::print("{}\n", continuation_text(*tokenizer, {prompts[r].begin(), prompts[r].end()}, generated[r]));
+      else fmt::print("{}\n", continuation_text(tokenizer, {prompts[r].begin(), prompts[r].end()}, generated[r]));
     }
   }
   std::fflush(stdout);  // the text before the stats when both go to one pipe
   size_t n = 0;
   for (const auto& t : out.tokens) n += t.size();
   double s = std::chrono::duration<double>(t1 - t0).count();
-  double load_s = std::chrono::duration<double>(t0 - t_load).count();
   fmt::print(stderr, "{} new tokens in {:.2f} s ({:.1f} tokens/s; model loaded in {:.3f} s); stopped: {}\n", n, s,
-             s > 0 ? double(n) / s : 0.0, load_s, stop_reason_name(out.reasons[0]));
+             s > 0 ? double(n) / s : 0.0, m.load_seconds, stop_reason_name(out.reasons[0]));
   if (t_first && prompts.size() == 1 && n > 1) {
     // As llama.cpp reports them: the prompt's tokens per second, then one token per step.
     const double prefill = std::chrono::duration<double>(*t_first - t0).count();

@@ -76,4 +76,9 @@ std::string continuation_text(const text::Tokenizer& tokenizer, const std::vecto
   return text.starts_with(head) ? text.substr(head.size()) : tokenizer.decode(generated, skip_special_tokens);
 }
 
+TextStreamer::TextStreamer(const text::Tokenizer& tokenizer, std::vector<int32_t> context)
+    : decode_(tokenizer, true, std::move(context)) {
+  if (auto* bpe = dynamic_cast<const text::BpeTokenizer*>(&tokenizer)) bpe_ = std::make_unique<TokenStreamer>(*bpe);
+}
+
 }  // namespace skiff::nlp

@@ -8,6 +8,7 @@
 /// (flush() included) equals decode() of all the tokens.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -69,6 +70,20 @@ class DecodeStreamer {
   std::vector<int32_t> ids_;
   size_t context_ids_ = 0;  // leading ids of ids_ that are context
   size_t emitted_ = 0;      // bytes of the decoded text printed so far (the context's included)
+};
+
+/// The streamer that suits `tokenizer`: TokenStreamer (exact bytes) for byte-level BPE,
+/// DecodeStreamer after `context` for the others.
+class TextStreamer {
+ public:
+  /// `tokenizer` must outlive the streamer.
+  TextStreamer(const text::Tokenizer& tokenizer, std::vector<int32_t> context);
+  std::string push(int32_t id) { return bpe_ ? bpe_->push(id) : decode_.push(id); }
+  std::string flush() { return bpe_ ? bpe_->flush() : decode_.flush(); }
+
+ private:
+  std::unique_ptr<TokenStreamer> bpe_;
+  DecodeStreamer decode_;
 };
 
 /// The text `generated` adds after `prompt`: decode(prompt + generated) minus decode(prompt)

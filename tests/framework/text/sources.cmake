@@ -1,9 +1,11 @@
 # Tests of skiff_text. Offline: UTF-8, split regexes, normalization, the BPE merge loop,
 # SentencePiece-style BPE, WordPiece and file errors on small tokenizers the tests write
-# themselves; SentencePiece models trained on docs/*.md (compared with spm_encode).
+# themselves; SentencePiece models trained on docs/*.md (compared with spm_encode); the Jinja
+# renderer of chat templates against Python jinja2's output (tests/data/chat_templates/).
 skiff_add_test(skiff_text_test
   SOURCES framework/text/unicode_test.cpp framework/text/split_regex_test.cpp framework/text/bpe_tokenizer_test.cpp
           framework/text/subword_tokenizer_test.cpp framework/text/sentencepiece_test.cpp
+          framework/text/jinja_test.cpp
   DEPS skiff_text skiff_core skiff_io nlohmann_json::nlohmann_json)
 target_compile_definitions(skiff_text_test PRIVATE SKIFF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 

@@ -15,7 +15,8 @@ f32, must reproduce the logits to float32 rounding.
 
 Fixtures (each a Hugging Face model directory):
   tiny/          single model.safetensors (BF16), untied, GQA 4/2, no rope scaling,
-                 vocab 272 with tokenizer.json (byte-level BPE) and generation_config.json
+                 vocab 272 with tokenizer.json (byte-level BPE), tokenizer_config.json (a chat
+                 template) and generation_config.json
   tiny_sharded/  two shards + model.safetensors.index.json (F16), tied embeddings,
                  llama3 rope scaling, explicit head_dim, bos/eos as lists
   tiny_linear/   single file (F32), plain MHA, head_dim 12 != hidden/heads, linear rope
@@ -236,6 +237,17 @@ def write_tokenizer(path):
         json.dump(doc, f, ensure_ascii=False)
 
 
+def write_tokenizer_config(path):
+    """A ChatML-like chat template over the tiny tokenizer's <s> and </s> (for `skiff nlp chat`)."""
+    template = ("{% for message in messages %}{{ bos_token + message['role'] + '\\n' + message['content'] + eos_token + '\\n' }}"
+                "{% endfor %}{% if add_generation_prompt %}{{ bos_token + 'assistant\\n' }}{% endif %}")
+    doc = {"bos_token": "<s>", "eos_token": "</s>", "add_bos_token": True, "tokenizer_class": "PreTrainedTokenizerFast",
+           "chat_template": template}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, ensure_ascii=False, indent=2)
+        f.write("\n")
+
+
 def randomize(model, dtype, seed):
     g = torch.Generator().manual_seed(seed)
     with torch.no_grad():
@@ -313,6 +325,7 @@ def main():
                            torch_dtype="bfloat16"),
          "BF16", 1,
          extra_files={"tokenizer.json": write_tokenizer,
+                      "tokenizer_config.json": write_tokenizer_config,
                       "generation_config.json": lambda p: json.dump(
                           {"bos_token_id": 270, "eos_token_id": [271], "do_sample": False}, open(p, "w"))})
     make(out, "tiny_sharded", dict(base, vocab_size=96, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
