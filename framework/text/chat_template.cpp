@@ -90,7 +90,9 @@ ChatTemplate ChatTemplate::from_model_dir(const fs::path& dir, const std::string
   if (!fs::exists(config_path))
     throw IoError(fmt::format("{} has neither {} nor {}: no chat template to format messages with", dir.string(),
                               kTemplateFileName, kConfigName));
-  return ChatTemplate(template_in_config(config, config_path, name), config_path.string(), special_tokens_of(config));
+  // Lines in errors count from the template's own first line, so name it as the key.
+  return ChatTemplate(template_in_config(config, config_path, name), config_path.string() + " chat_template",
+                      special_tokens_of(config));
 }
 
 ChatTemplate ChatTemplate::from_file(const fs::path& jinja_file, const std::optional<fs::path>& tokenizer_config) {

@@ -24,3 +24,10 @@ target_include_directories(skiff_text_golden_test PRIVATE ${PROJECT_SOURCE_DIR})
 target_compile_definitions(skiff_text_golden_test PRIVATE SKIFF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 gtest_discover_tests(skiff_text_golden_test DISCOVERY_TIMEOUT 60
                      PROPERTIES LABELS network FIXTURES_REQUIRED skiff_tokenizer_tools)
+# The committed chat-template goldens are what Python's jinja2 (Debian python3-jinja2)
+# renders today: the generator is rerun and its output compared byte for byte.
+add_test(NAME chat_template_goldens_current
+  COMMAND sh -c "/usr/bin/python3 \"$1\" \"$2\" >/dev/null && cmp \"$2\" \"$3\"" sh
+          ${CMAKE_CURRENT_SOURCE_DIR}/tools/chat_template/make_goldens.py ${CMAKE_CURRENT_BINARY_DIR}/chat_goldens_now.json
+          ${CMAKE_CURRENT_SOURCE_DIR}/data/chat_templates/goldens.json)
+set_tests_properties(chat_template_goldens_current PROPERTIES LABELS network FIXTURES_REQUIRED skiff_tokenizer_tools)
