@@ -202,7 +202,7 @@ check "chat_bad_messages: names the file" grep -qF "notalist.json must be a JSON
 expect 0 exp_help "$SKIFF" nlp export --help
 check "exp_help: explains the permutation" grep -q "rotate_half" exp_help.out
 expect 0 exp_f32 "$SKIFF" nlp export -m "$MODEL" --gguf tiny.gguf
-check "exp_f32: summary" grep -qF "wrote tiny.gguf: 21 tensors (F32), 22 metadata keys" exp_f32.out
+check "exp_f32: summary" grep -qF "wrote tiny.gguf: 21 tensors (F32), 23 metadata keys" exp_f32.out
 check "exp_f32: GGUF magic and version 3" test "$(head -c 8 tiny.gguf | od -An -tx1 | tr -d ' \n')" = "4747554603000000"
 expect 0 exp_f16 "$SKIFF" nlp export -m "$MODEL" --gguf tiny16.gguf --dtype f16
 check "exp_f16: smaller than F32" test "$(stat -c %s tiny16.gguf)" -lt "$(stat -c %s tiny.gguf)"

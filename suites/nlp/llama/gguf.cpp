@@ -14,6 +14,7 @@
 #include "framework/core/half.h"
 #include "framework/io/file.h"
 #include "framework/text/bpe_tokenizer.h"
+#include "framework/text/chat_template.h"
 #include "suites/nlp/llama/loader.h"
 #include "suites/nlp/llama/tokenizer_bos.h"
 
@@ -496,6 +497,10 @@ GgufWriter build_llama_gguf(const fs::path& dir, const GgufExportOptions& option
   }
   w.add("llama.vocab_size", GgufValue::u32(uint32_t(c.vocab_size)));
   add_tokenizer(w, dir / "tokenizer.json", c);
+  // llama.cpp formats chats with the template under this key (parsed here, so a broken
+  // template is refused now rather than in llama.cpp).
+  if (text::ChatTemplate::model_dir_has_template(dir))
+    w.add("tokenizer.chat_template", GgufValue::str(text::ChatTemplate::from_model_dir(dir).source()));
 
   // Tensors in llama.cpp's order: embedding, the blocks, output norm, head.
   std::map<std::string, Tensor> sd = model->state_dict();

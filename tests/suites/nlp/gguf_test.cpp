@@ -220,6 +220,9 @@ std::map<std::string, GgufValue> expected_tiny_metadata(uint32_t file_type) {
       {"tokenizer.ggml.eos_token_id", GgufValue::u32(271)},
       {"tokenizer.ggml.add_bos_token", GgufValue::boolean(true)},
       {"tokenizer.ggml.add_eos_token", GgufValue::boolean(false)},
+      // llama.cpp's key for the chat template (tokenizer_config.json's, as written there)
+      {"tokenizer.chat_template",
+       GgufValue::str(json::parse(io::read_file(kData / "tiny/tokenizer_config.json"))["chat_template"].get<std::string>())},
   };
 }
 
