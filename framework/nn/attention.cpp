@@ -1,5 +1,6 @@
 #include "framework/nn/attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -7,6 +8,38 @@
 #include "framework/ops/ops.h"
 
 namespace skiff::nn {
+
+void KVCache::append(const Tensor& k_new, const Tensor& v_new, const char* who) {
+  SKIFF_CHECK_SHAPE(k_new.dim() == 4 && v_new.dim() == 4 && k_new.size(2) == v_new.size(2),
+                    "{}: expected new keys and values [B, H, T, D], got {} and {}", who, k_new.shape(), v_new.shape());
+  if (k.defined()) {
+    SKIFF_CHECK_SHAPE(k.size(0) == k_new.size(0) && k.size(1) == k_new.size(1) && k.size(3) == k_new.size(3) &&
+                          v.size(3) == v_new.size(3),
+                      "{}: KV cache holds {} but the new keys are {}", who, k.shape(), k_new.shape());
+  }
+  if (k_new.requires_grad() || v_new.requires_grad() || (k.defined() && (k.requires_grad() || v.requires_grad()))) {
+    k = k.defined() ? concat({k, k_new}, 2) : k_new;
+    v = v.defined() ? concat({v, v_new}, 2) : v_new;
+    k_buf_ = v_buf_ = Tensor();
+    return;
+  }
+  const int64_t len = length(), t = k_new.size(2), need = len + t;
+  if (!k_buf_.defined() || k_buf_.size(2) < need) {
+    // Double the capacity (at least 16 steps), keeping what is cached.
+    const int64_t capacity = std::max<int64_t>({need, 2 * (k_buf_.defined() ? k_buf_.size(2) : 0), 16});
+    auto grow = [&](const Tensor& old, const Tensor& fresh) {
+      Tensor buf = empty({fresh.size(0), fresh.size(1), capacity, fresh.size(3)}, fresh.dtype(), fresh.device());
+      if (len > 0) skiff::detail::copy_into(narrow(buf, 2, 0, len), old);
+      return buf;
+    };
+    k_buf_ = grow(k, k_new);
+    v_buf_ = grow(v, v_new);
+  }
+  skiff::detail::copy_into(narrow(k_buf_, 2, len, t), k_new);
+  skiff::detail::copy_into(narrow(v_buf_, 2, len, t), v_new);
+  k = narrow(k_buf_, 2, 0, need);
+  v = narrow(v_buf_, 2, 0, need);
+}
 
 MultiheadAttention::MultiheadAttention(int64_t e, int64_t h, double dropout, bool bias, int64_t kdim, int64_t vdim,
                                        Generator* gen)
@@ -58,14 +91,9 @@ AttentionOutput MultiheadAttention::attend(const Tensor& query, const Tensor& ke
   Tensor k = split_heads((*k_proj)(key), h_);
   Tensor v = split_heads((*v_proj)(value), h_);
   if (cache) {
-    if (cache->k.defined()) {
-      SKIFF_CHECK_SHAPE(cache->k.size(0) == b && cache->k.size(1) == h_,
-                        "MultiheadAttention: KV cache holds {} but the batch is [B={}, H={}]", cache->k.shape(), b, h_);
-      k = concat({cache->k, k}, 2);
-      v = concat({cache->v, v}, 2);
-    }
-    cache->k = k;
-    cache->v = v;
+    cache->append(k, v, "MultiheadAttention");
+    k = cache->k;
+    v = cache->v;
   }
   int64_t tk = k.size(2);
 

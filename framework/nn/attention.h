@@ -33,7 +33,16 @@ struct KVCache {
   Tensor v;  ///< [B, H, T_cached, head_dim]
   /// Number of cached time steps.
   int64_t length() const { return k.defined() ? k.size(2) : 0; }
-  void reset() { k = Tensor(); v = Tensor(); }
+  void reset() { *this = KVCache(); }
+  /// Appends new steps k_new / v_new [B, H, T, head_dim]; k and v then view every cached
+  /// step. The steps live in buffers that double when full, so decoding copies each new
+  /// step once instead of the whole cache per step. Under autograd (inputs that require
+  /// grad) it concatenates instead, which the backward pass can follow. `who` names the
+  /// caller in the error for a batch or head count other than the cached one.
+  void append(const Tensor& k_new, const Tensor& v_new, const char* who);
+
+ private:
+  Tensor k_buf_, v_buf_;  // [B, H, capacity, head_dim]; k and v are their first length() steps
 };
 
 /// Result of MultiheadAttention::attend.

@@ -73,15 +73,9 @@ Tensor LlamaAttention::forward(const Tensor& x, const Tensor& cos, const Tensor&
   Tensor k = nn::apply_rotary(heads((*k_proj)(x), kv_heads_), cos, sin);  // [B, KV, T, D]
   Tensor v = heads((*v_proj)(x), kv_heads_);
   if (cache) {
-    if (cache->k.defined()) {
-      SKIFF_CHECK_SHAPE(cache->k.size(0) == b && cache->k.size(1) == kv_heads_,
-                        "LlamaAttention: KV cache holds {} but the batch is [B={}, KV={}]", cache->k.shape(), b,
-                        kv_heads_);
-      k = concat({cache->k, k}, 2);
-      v = concat({cache->v, v}, 2);
-    }
-    cache->k = k;
-    cache->v = v;
+    cache->append(k, v, "LlamaAttention");
+    k = cache->k;
+    v = cache->v;
   }
   int64_t s = k.size(2);
   // Grouped-query attention without copying K/V: the G query heads of one K/V head are

@@ -96,6 +96,26 @@ TEST_P(VecF32Test, TanhWithinFourUlpOfDoubleReference) {
   EXPECT_TRUE(std::isnan(out[2]));
 }
 
+TEST_P(VecF32Test, GemvRowsMatchesDoubleDotProducts) {
+  const VecF32Kernels& k = kernels();
+  // 7 rows (a block of four and three single rows), 85 columns (tails of every width),
+  // rows 93 floats apart (a strided view, as t(weight) gives when ld > k).
+  const int64_t rows = 7, cols = 85, ld = 93;
+  std::vector<float> w(static_cast<size_t>(rows * ld)), x(static_cast<size_t>(cols)), out(static_cast<size_t>(rows), -1.0f);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = float(int(i * 7919 % 201) - 100) / 64.0f;
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i * 104729 % 97) - 48) / 32.0f;
+  k.gemv_rows(w.data(), ld, x.data(), cols, out.data(), rows);
+  for (int64_t r = 0; r < rows; ++r) {
+    double ref = 0, mag = 0;
+    for (int64_t c = 0; c < cols; ++c) {
+      const double term = double(w[size_t(r * ld + c)]) * x[size_t(c)];
+      ref += term;
+      mag += std::abs(term);
+    }
+    EXPECT_NEAR(out[size_t(r)], ref, 1e-6 * mag) << k.isa << " row " << r;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, VecF32Test, ::testing::Values(CpuIsa::Baseline, CpuIsa::Avx2, CpuIsa::Avx512),
                          [](const auto& info) { return std::string(table_name(info.param)); });
 

@@ -104,6 +104,38 @@ TEST(MultiheadAttentionTest, IncrementalDecodingWithCacheEqualsFullDecoding) {
   EXPECT_EQ(c2.length(), 0);
 }
 
+TEST(KVCacheTest, AppendingStepsEqualsConcatenatingThem) {
+  // Steps of 1, 5, 20 and 1 positions cross the buffer's 16-step start and a doubling.
+  KVCache cache;
+  std::vector<Tensor> ks, vs;
+  Tensor first_view;
+  for (int64_t t : {1, 5, 20, 1}) {
+    ks.push_back(rand({2, 3, t, 4}));
+    vs.push_back(rand({2, 3, t, 4}));
+    cache.append(ks.back(), vs.back(), "test");
+    if (!first_view.defined()) first_view = cache.k;
+    EXPECT_EQ(cache.length(), concat(ks, 2).size(2));
+    expect_close(cache.k, concat(ks, 2), 0.0, 0.0);
+    expect_close(cache.v, concat(vs, 2), 0.0, 0.0);
+  }
+  expect_close(first_view, ks[0], 0.0, 0.0);  // an earlier view still shows what it showed
+  EXPECT_THROW(cache.append(rand({1, 3, 1, 4}), rand({1, 3, 1, 4}), "test"), ShapeError);
+  cache.reset();
+  EXPECT_EQ(cache.length(), 0);
+  cache.append(ks[0], vs[0], "test");
+  expect_close(cache.k, ks[0], 0.0, 0.0);
+}
+
+TEST(KVCacheTest, UnderAutogradConcatenatesSoGradientsFlow) {
+  KVCache cache;
+  Tensor a = rand({1, 2, 3, 4}).set_requires_grad(), b = rand({1, 2, 2, 4}).set_requires_grad();
+  cache.append(a, a, "test");
+  cache.append(b, b, "test");
+  backward(sum(cache.k * 2.0));
+  expect_close(a.grad(), full(a.shape(), 2.0));
+  expect_close(b.grad(), full(b.shape(), 2.0));
+}
+
 TEST(MultiheadAttentionTest, GradcheckFloat64WithMask) {
   Generator g(5);
   MultiheadAttention mha(4, 2, 0.0, true, -1, -1, &g);

@@ -27,6 +27,11 @@ struct VecF32Kernels {
   void (*relu_backward)(const float* g, const float* y, float* out, int64_t n);
   /// Odd polynomial below |x| = 0.2, 1 - 2 / (exp(2|x|) + 1) above (max relative error ~3 ulp).
   void (*tanh)(const float* x, float* out, int64_t n);
+  /// out[r] = dot(w + r * ldw, x) over k elements, for r in [0, rows): a matrix-vector
+  /// product with a row-major matrix (a Linear layer's weight times one token), reading
+  /// each row once, four rows per pass over x. Sums in vector lanes, so the rounding
+  /// differs from a sequential sum by a few ulp.
+  void (*gemv_rows)(const float* w, int64_t ldw, const float* x, int64_t k, float* out, int64_t rows);
 };
 
 /// The table for this machine (respects SKIFF_CPU_ISA).

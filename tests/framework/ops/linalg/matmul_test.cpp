@@ -266,6 +266,10 @@ TEST(MatmulTest, OnednnKernelMatchesCpuKernel) {
       {random({48, 3, 5}, DType::Float32, 56), expand(random({1, 5, 7}, DType::Float32, 57), {48, 5, 7})},
       {slice(big_a, 1, 0, 129, 2), random({65, 9}, DType::Float32, 58)},
       {random({1, 129}, DType::Float32, 59), big_b},
+      // One row times t(weight): the matrix-vector path a decoding Linear layer takes,
+      // with a weight of 131 rows (blocks of 64 and a tail) and a row-strided weight view.
+      {random({1, 200}, DType::Float32, 60), t(random({131, 200}, DType::Float32, 61))},
+      {random({1, 96}, DType::Float32, 62), t(slice(random({70, 128}, DType::Float32, 63), 1, 0, 96))},
       {zeros({3, 0}), zeros({0, 4})},
   };
   for (const auto& c : cases) {
