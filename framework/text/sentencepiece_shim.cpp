@@ -53,6 +53,15 @@ std::string id_to_piece(const void* p, int id) { return proc(p).IdToPiece(id); }
 int piece_to_id(const void* p, std::string_view piece) { return proc(p).PieceToId(view(piece)); }
 int unk_id(const void* p) { return proc(p).unk_id(); }
 int piece_size(const void* p) { return proc(p).GetPieceSize(); }
+float score(const void* p, int id) { return proc(p).GetScore(id); }
+int piece_type(const void* p, int id) {
+  const Processor& s = proc(p);
+  if (s.IsUnknown(id)) return 2;
+  if (s.IsControl(id)) return 3;
+  if (s.IsUnused(id)) return 5;
+  if (s.IsByte(id)) return 6;
+  return 1;
+}
 
 bool train(const std::unordered_map<std::string, std::string>& options, std::string& error) {
   sentencepiece::SetRandomGeneratorSeed(1);
@@ -70,6 +79,8 @@ const skiff::text::detail::SentencePieceApi kApi{skiff::text::detail::kSentenceP
                                                   piece_to_id,
                                                   unk_id,
                                                   piece_size,
+                                                  score,
+                                                  piece_type,
                                                   train};
 
 }  // namespace

@@ -31,11 +31,15 @@ struct SentencePieceApi {
   int (*piece_to_id)(const void* processor, std::string_view piece);
   int (*unk_id)(const void* processor);
   int (*piece_size)(const void* processor);
+  // A piece's score (log probability, or minus the merge rank for BPE) and kind: the
+  // numbers of sentencepiece's ModelProto (1 normal, 2 unknown, 3 control, 5 unused, 6 byte).
+  float (*score)(const void* processor, int id);
+  int (*piece_type)(const void* processor, int id);
   // SentencePieceTrainer::Train with these key/value options; false with `error` set.
   bool (*train)(const std::unordered_map<std::string, std::string>& options, std::string& error);
 };
 
-inline constexpr int kSentencePieceApiVersion = 1;
+inline constexpr int kSentencePieceApiVersion = 2;
 
 }  // namespace skiff::text::detail
 

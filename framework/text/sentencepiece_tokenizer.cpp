@@ -123,6 +123,26 @@ int32_t SentencePieceTokenizer::vocab_size() const { return int32_t(api().piece_
 
 std::string SentencePieceTokenizer::kind() const { return "SentencePiece"; }
 
+float SentencePieceTokenizer::piece_score(int32_t id) const {
+  SKIFF_CHECK_INDEX(id >= 0 && id < vocab_size(), "{}: expected a token id in [0, {}), got {}", source(), vocab_size(),
+                    id);
+  return api().score(impl_->processor, id);
+}
+
+SentencePieceTokenizer::PieceType SentencePieceTokenizer::piece_type(int32_t id) const {
+  SKIFF_CHECK_INDEX(id >= 0 && id < vocab_size(), "{}: expected a token id in [0, {}), got {}", source(), vocab_size(),
+                    id);
+  return PieceType(api().piece_type(impl_->processor, id));
+}
+
+bool SentencePieceTokenizer::adds_dummy_prefix() const {
+  // The library does not expose its normalizer settings without the model's protobuf
+  // headers (not installed), so ask it: the first piece of "a" starts with U+2581 exactly
+  // when a dummy prefix is added.
+  const std::vector<int32_t> ids = encode_ids("a");
+  return !ids.empty() && id_to_token(ids[0]).starts_with("\xE2\x96\x81");
+}
+
 void train_sentencepiece(const SentencePieceTrainOptions& o) {
   SKIFF_CHECK(!o.inputs.empty(), "train-tokenizer: no input files");
   SKIFF_CHECK(!o.output.empty() && o.output.extension() == ".model",

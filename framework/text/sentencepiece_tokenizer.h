@@ -35,6 +35,16 @@ class SentencePieceTokenizer : public Tokenizer {
   int32_t vocab_size() const override;
   std::string kind() const override;
 
+  /// What a piece is, with sentencepiece's numbers (which GGUF's token types reuse).
+  enum class PieceType { Normal = 1, Unknown = 2, Control = 3, UserDefined = 4, Unused = 5, Byte = 6 };
+  /// A piece's score: its log probability (unigram) or minus its merge rank (BPE).
+  /// \throws IndexError for an id outside [0, vocab_size()).
+  float piece_score(int32_t id) const;
+  /// \throws IndexError for an id outside [0, vocab_size()).
+  PieceType piece_type(int32_t id) const;
+  /// Whether the model puts "▁" before the text (sentencepiece's add_dummy_prefix).
+  bool adds_dummy_prefix() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

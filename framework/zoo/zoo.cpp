@@ -570,10 +570,9 @@ ModelPaths ensure_model(const std::string& name) { return default_zoo().ensure_m
 
 fs::path fetch_file(const std::string& name, const std::string& path) { return default_zoo().fetch_file(name, path); }
 
-fs::path resolve_model_path(const std::string& arg) {
-  SKIFF_CHECK(!arg.empty(), "model: expected a zoo model name or a local path, got an empty string");
-  std::error_code ec;
-  if (fs::exists(arg, ec)) return arg;
+namespace {
+// The zoo model `arg` names (a local path that exists is not asked for).
+Zoo& zoo_with_model(const std::string& arg) {
   // Zoo names never contain '/', so this was meant as a path.
   SKIFF_CHECK(arg.find('/') == std::string::npos, "model '{}': no such file or directory", arg);
   Zoo& zoo = default_zoo();
@@ -582,7 +581,22 @@ fs::path resolve_model_path(const std::string& arg) {
     SKIFF_THROW(ValueError, "model '{}' is neither a local file nor a zoo model{}; `skiff zoo list` shows the models",
                 arg, hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint));
   }
-  return zoo.ensure_model(arg).files.front();
+  return zoo;
+}
+}  // namespace
+
+fs::path resolve_model_path(const std::string& arg) {
+  SKIFF_CHECK(!arg.empty(), "model: expected a zoo model name or a local path, got an empty string");
+  std::error_code ec;
+  if (fs::exists(arg, ec)) return arg;
+  return zoo_with_model(arg).ensure_model(arg).files.front();
+}
+
+fs::path resolve_model_dir(const std::string& arg) {
+  SKIFF_CHECK(!arg.empty(), "model: expected a zoo model name or a local directory, got an empty string");
+  std::error_code ec;
+  if (fs::exists(arg, ec)) return arg;
+  return zoo_with_model(arg).ensure_model(arg).dir;
 }
 
 }  // namespace skiff::zoo

@@ -134,6 +134,12 @@ std::filesystem::path fetch_file(const std::string& name, const std::string& pat
 ///         IoError when the pull fails.
 std::filesystem::path resolve_model_path(const std::string& arg);
 
+/// The same for models that are a directory of files (a Hugging Face model directory):
+/// an existing local directory is returned unchanged; anything else is looked up as a zoo
+/// name, all its files are pulled on first use, and the model's directory is returned.
+/// \throws as resolve_model_path().
+std::filesystem::path resolve_model_dir(const std::string& arg);
+
 /// The default cache root: $SKIFF_HOME, else $XDG_CACHE_HOME/skiff, else ~/.cache/skiff.
 std::filesystem::path default_home();
 

@@ -198,6 +198,31 @@ printf '{"role": "user"}' > notalist.json
 expect 2 chat_bad_messages "$SKIFF" nlp chat -m "$MODEL" --messages notalist.json --message hi
 check "chat_bad_messages: names the file" grep -qF "notalist.json must be a JSON array" chat_bad_messages.err
 
+# A model directory listed in your own zoo index (file:// sources) runs by its name:
+# pulled into the cache on first use, then the same tokens as from the directory.
+mkdir -p my_zoo
+python3 - "$MODEL" > my_zoo/index.yaml <<'PY'
+import hashlib, os, sys
+d = sys.argv[1]
+print("version: 1\nmodels:\n  - name: my-tiny\n    suite: nlp\n    task: text-generation\n"
+      "    architecture: LLaMA-style decoder (random weights)\n"
+      "    description:\n      en: The tiny test fixture.\n      zh: 测试用的小模型。\n"
+      "    license: Apache-2.0\n    languages: [en]\n    metrics: []\n    version: \"1\"\n    files:")
+for f in sorted(os.listdir(d)):
+    data = open(os.path.join(d, f), "rb").read()
+    print(f"      - path: {f}\n        sha256: {hashlib.sha256(data).hexdigest()}\n        size: {len(data)}\n"
+          f"        sources:\n          - file://{os.path.join(d, f)}")
+PY
+export SKIFF_HOME="$TMP/home"
+SKIFF_ZOO_INDEX=my_zoo/index.yaml expect 0 zoo_gen "$SKIFF" nlp generate --model my-tiny --prompt "hello world" --max_new_tokens 8 --ids
+check "zoo name: the directory's tokens" cmp zoo_gen.out gen_ids.out
+check "zoo name: pulled into the cache" test -s "$SKIFF_HOME/models/my-tiny/tokenizer_config.json"
+SKIFF_ZOO_INDEX=my_zoo/index.yaml expect 0 zoo_chat "$SKIFF" nlp chat --model my-tiny --message "hello world" --print_prompt
+check "zoo name: chat finds the template" grep -q "^<s>user" zoo_chat.out
+SKIFF_ZOO_INDEX=my_zoo/index.yaml expect 2 zoo_typo "$SKIFF" nlp generate --model my-tinny --prompt hi
+check "zoo_typo: suggests the name" grep -qF "(did you mean 'my-tiny'?)" zoo_typo.err
+unset SKIFF_HOME
+
 # `skiff nlp export --gguf`: a GGUF v3 file (F32 / F16) and errors naming the input.
 expect 0 exp_help "$SKIFF" nlp export --help
 check "exp_help: explains the permutation" grep -q "rotate_half" exp_help.out

@@ -40,8 +40,7 @@ struct Options {
   bool print_prompt = false;
 };
 
-text::ChatTemplate load_template(const Options& o) {
-  const fs::path dir(o.model);
+text::ChatTemplate load_template(const Options& o, const fs::path& dir) {
   if (!o.template_file.empty()) {
     SKIFF_CHECK(fs::exists(o.template_file), "nlp chat: template file '{}' does not exist", o.template_file);
     return text::ChatTemplate::from_file(o.template_file, dir / "tokenizer_config.json");
@@ -126,7 +125,8 @@ std::string reply(const ModelDir& m, const text::ChatTemplate& tmpl, const ojson
 
 void run_chat(const Options& o) {
   if (o.threads > 0) set_num_threads(o.threads);
-  const text::ChatTemplate tmpl = load_template(o);
+  const fs::path dir = model_dir_argument(o.model, "nlp chat");
+  const text::ChatTemplate tmpl = load_template(o, dir);
   const ojson vars = template_variables(o.variables);
   ojson messages = initial_messages(o);
 
@@ -137,7 +137,7 @@ void run_chat(const Options& o) {
     return;
   }
 
-  const ModelDir m = open_model_dir(o.model, "nlp chat");
+  const ModelDir m = open_model_dir(dir.string(), "nlp chat");
   GenerationConfig g = m.defaults;
   // The template's end-of-turn token ends a reply too (Qwen's <|im_end|>, Gemma's <end_of_turn>).
   if (const int64_t eot = special_token_id(m, tmpl.special_token("eos_token")); eot >= 0) g.eos_token_ids.push_back(eot);
@@ -174,7 +174,7 @@ void add_chat_command(CLI::App& nlp) {
       "Examples:\n"
       "  skiff nlp chat --model tests/data/llama/tiny --message 'hello' --max_new_tokens 8\n"
       "  skiff nlp chat --model DIR --set enable_thinking=false --save chat.json");
-  chat->add_option("--model,-m", o->model, "Model directory (as for `skiff nlp generate`)")->required();
+  chat->add_option("--model,-m", o->model, "Model directory or zoo name (as for `skiff nlp generate`)")->required();
   chat->add_option("--message", o->messages, "A user turn; repeat for several (default: read turns from stdin)");
   chat->add_option("--system", o->system, "A system message to start the conversation with");
   chat->add_option("--messages", o->messages_file, "JSON file with earlier messages to continue from (as --save writes)");

@@ -8,6 +8,7 @@
 #include "framework/cli/command_registry.h"
 #include "framework/core/error.h"
 #include "suites/nlp/llama/gguf.h"
+#include "suites/nlp/llama/model_dir.h"
 
 namespace skiff::nlp {
 namespace {
@@ -19,7 +20,8 @@ struct Options {
 
 void run_export(const Options& o) {
   std::error_code ec;
-  SKIFF_CHECK(fs::is_directory(o.model, ec), "nlp export: model directory '{}' does not exist", o.model);
+  const fs::path model = model_dir_argument(o.model, "nlp export");
+  SKIFF_CHECK(fs::is_directory(model, ec), "nlp export: model directory '{}' does not exist", o.model);
   GgufExportOptions opt;
   try {
     opt.dtype = parse_gguf_tensor_type(o.dtype);
@@ -34,7 +36,7 @@ void run_export(const Options& o) {
                 o.gguf, parent.string());
   GgufExportSummary s;
   try {
-    s = export_llama_gguf(o.model, o.gguf, opt);
+    s = export_llama_gguf(model, o.gguf, opt);
   } catch (Error& e) {
     e.add_context(fmt::format("while exporting {} to {}", o.model, o.gguf));
     throw;
@@ -57,7 +59,7 @@ void add_export_command(CLI::App& nlp) {
       "The file is written atomically: an error leaves no partial OUT.gguf.\n"
       "Example:\n"
       "  skiff nlp export --model tests/data/llama/tiny --gguf tiny.gguf --dtype f16");
-  ex->add_option("--model,-m", o->model, "Model directory (config.json, safetensors, tokenizer.json)")->required();
+  ex->add_option("--model,-m", o->model, "Model directory (config.json, safetensors, tokenizer.json) or zoo name")->required();
   ex->add_option("--gguf,-o", o->gguf, "The GGUF file to write")->required();
   ex->add_option("--dtype", o->dtype, "Type of the weight matrices: f32 (default) or f16");
   ex->add_option("--name", o->name, "general.name (default: the model directory's name)");

@@ -110,7 +110,7 @@ void add_generate_command(CLI::App& nlp) {
       "padded). The token count, speed and stop reason go to stderr.\n"
       "Example:\n"
       "  skiff nlp generate --model tests/data/llama/tiny --prompt 'hello world' --max_new_tokens 8");
-  gen->add_option("--model,-m", o->model, "Model directory (config.json, safetensors, tokenizer.json or tokenizer.model)")->required();
+  gen->add_option("--model,-m", o->model, "Model directory (config.json, safetensors, tokenizer.json or tokenizer.model), or the name of a zoo model that is one")->required();
   gen->add_option("--prompt,-p", o->prompts, "Prompt text; repeat for a batch")->required();
   gen->add_option("--max_new_tokens,-n", o->max_new_tokens, "Most tokens to generate per prompt (default 32)");
   gen->add_option("--temperature", o->temperature, "0: greedy (default); > 0: sample with this temperature");

@@ -15,6 +15,7 @@
 #include "framework/io/file.h"
 #include "framework/text/bpe_tokenizer.h"
 #include "framework/text/chat_template.h"
+#include "framework/text/sentencepiece_tokenizer.h"
 #include "suites/nlp/llama/loader.h"
 #include "suites/nlp/llama/tokenizer_bos.h"
 
@@ -452,6 +453,45 @@ void add_tokenizer(GgufWriter& w, const fs::path& tok_path, const LlamaConfig& c
   w.add("tokenizer.ggml.add_eos_token", GgufValue::boolean(false));
 }
 
+// A SentencePiece tokenizer.model as llama.cpp's "llama" tokenizer (SPM): every piece with
+// its score and type, the special ids, and whether a "▁" goes before the text. llama.cpp
+// merges pieces by score as sentencepiece's BPE does; byte pieces (<0x0A>) carry the bytes
+// no piece covers.
+void add_sentencepiece_tokenizer(GgufWriter& w, const fs::path& model_path, const LlamaConfig& cfg) {
+  const std::string source = model_path.string();
+  text::SentencePieceTokenizer tok(model_path);
+  SKIFF_CHECK(tok.vocab_size() <= cfg.vocab_size, "gguf: {} has {} pieces, more than the model's vocab_size {}", source,
+              tok.vocab_size(), cfg.vocab_size);
+  std::vector<std::string> tokens;
+  std::vector<float> scores;
+  std::vector<int32_t> types;
+  int64_t unk = -1;
+  for (int32_t id = 0; id < int32_t(cfg.vocab_size); ++id) {
+    if (id < tok.vocab_size()) {
+      tokens.push_back(tok.id_to_token(id));
+      scores.push_back(tok.piece_score(id));
+      types.push_back(int32_t(tok.piece_type(id)));
+      if (tok.piece_type(id) == text::SentencePieceTokenizer::PieceType::Unknown && unk < 0) unk = id;
+    } else {  // the embedding is padded past the last piece
+      tokens.push_back(fmt::format("[PAD{}]", id));
+      scores.push_back(-1e9f);
+      types.push_back(5);
+    }
+  }
+  w.add("tokenizer.ggml.model", GgufValue::str("llama"));  // llama.cpp's name for SentencePiece
+  w.add("tokenizer.ggml.pre", GgufValue::str("default"));
+  w.add("tokenizer.ggml.tokens", GgufValue::strings(tokens));
+  w.add("tokenizer.ggml.scores", GgufValue::float32s(scores));
+  w.add("tokenizer.ggml.token_type", GgufValue::int32s(types));
+  if (!cfg.bos_token_ids.empty()) w.add("tokenizer.ggml.bos_token_id", GgufValue::u32(uint32_t(cfg.bos_token_ids[0])));
+  if (!cfg.eos_token_ids.empty()) w.add("tokenizer.ggml.eos_token_id", GgufValue::u32(uint32_t(cfg.eos_token_ids[0])));
+  if (unk >= 0) w.add("tokenizer.ggml.unknown_token_id", GgufValue::u32(uint32_t(unk)));
+  // As skiff nlp generate and Hugging Face's LLaMA tokenizers: BOS first, when the model has one.
+  w.add("tokenizer.ggml.add_bos_token", GgufValue::boolean(!cfg.bos_token_ids.empty()));
+  w.add("tokenizer.ggml.add_eos_token", GgufValue::boolean(false));
+  w.add("tokenizer.ggml.add_space_prefix", GgufValue::boolean(tok.adds_dummy_prefix()));
+}
+
 }  // namespace
 
 std::vector<float> gguf_permute_qk(const std::vector<float>& w, int64_t rows, int64_t cols, int64_t n_head) {
@@ -496,7 +536,11 @@ GgufWriter build_llama_gguf(const fs::path& dir, const GgufExportOptions& option
     w.add("llama.rope.scaling.factor", GgufValue::f32(float(c.rope_scaling.factor)));
   }
   w.add("llama.vocab_size", GgufValue::u32(uint32_t(c.vocab_size)));
-  add_tokenizer(w, dir / "tokenizer.json", c);
+  std::error_code exists_ec;
+  if (!fs::exists(dir / "tokenizer.json", exists_ec) && fs::exists(dir / "tokenizer.model", exists_ec))
+    add_sentencepiece_tokenizer(w, dir / "tokenizer.model", c);
+  else
+    add_tokenizer(w, dir / "tokenizer.json", c);
   // llama.cpp formats chats with the template under this key (parsed here, so a broken
   // template is refused now rather than in llama.cpp).
   if (text::ChatTemplate::model_dir_has_template(dir))

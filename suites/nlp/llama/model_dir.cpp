@@ -7,6 +7,7 @@
 
 #include "framework/core/error.h"
 #include "framework/io/file.h"
+#include "framework/zoo/zoo.h"
 #include "suites/nlp/llama/config.h"
 #include "suites/nlp/llama/loader.h"
 #include "suites/nlp/llama/tokenizer_bos.h"
@@ -15,7 +16,15 @@ namespace skiff::nlp {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-ModelDir open_model_dir(const fs::path& dir, const std::string& command) {
+fs::path model_dir_argument(const std::string& arg, const std::string& command) {
+  std::error_code ec;
+  // A path (it exists, or has a '/') is checked by the caller, whose error names it.
+  if (fs::exists(arg, ec) || arg.find('/') != std::string::npos) return arg;
+  return zoo::resolve_model_dir(arg);
+}
+
+ModelDir open_model_dir(const std::string& arg, const std::string& command) {
+  const fs::path dir = model_dir_argument(arg, command);
   std::error_code ec;
   SKIFF_CHECK(fs::is_directory(dir, ec), "{}: model directory '{}' does not exist", command, dir.string());
   const fs::path tok_json = dir / "tokenizer.json", tok_model = dir / "tokenizer.model";

@@ -29,10 +29,16 @@ struct ModelDir {
   double load_seconds = 0;
 };
 
-/// Opens `dir`. `command` ("nlp generate") starts the error messages.
+/// What a --model argument names: an existing path (or one with a '/') as it is, else a
+/// zoo model, whose files are pulled on first use (its directory in the cache).
+/// \throws ValueError for a name that is neither, IoError when the pull fails.
+std::filesystem::path model_dir_argument(const std::string& arg, const std::string& command);
+
+/// Opens the model directory `arg` names (model_dir_argument()). `command` ("nlp
+/// generate") starts the error messages.
 /// \throws ValueError when the directory, its tokenizer or a file in it is missing or
 ///   malformed (naming the file), IoError when a file cannot be read.
-ModelDir open_model_dir(const std::filesystem::path& dir, const std::string& command);
+ModelDir open_model_dir(const std::string& arg, const std::string& command);
 
 /// The ids of `text`, after the BOS token when `add_bos` and the model has one.
 /// \throws ValueError for an empty result, IndexError for an id outside the vocabulary.

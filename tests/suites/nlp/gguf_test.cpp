@@ -18,6 +18,7 @@
 
 #include "framework/core/error.h"
 #include "framework/io/file.h"
+#include "framework/text/sentencepiece_tokenizer.h"
 #include "framework/io/safetensors.h"
 #include "framework/text/bpe_tokenizer.h"
 #include "suites/nlp/llama/gguf.h"
@@ -320,6 +321,52 @@ TEST(GgufExportTest, LinearRopeScalingKeys) {
   io::write_file_atomic(model / "config.json", cfg.dump());
   EXPECT_NE(error_of<NotImplementedError>([&] { export_llama_gguf(model, d / "dyn.gguf"); }).find("dynamic"),
             std::string::npos);
+}
+
+TEST(GgufExportTest, SentencePieceTokenizerModel) {
+  // tiny's weights with a SentencePiece BPE tokenizer.model (byte fallback), as the
+  // causal_lm recipes write: llama.cpp's "llama" tokenizer with scores and piece types.
+  fs::path d = scratch_dir(), model = d / "spm";
+  fs::create_directories(model);
+  fs::copy(kData / "tiny/model.safetensors", model / "model.safetensors");
+  json cfg = json::parse(io::read_file(kData / "tiny/config.json"));
+  cfg["bos_token_id"] = 1;
+  cfg["eos_token_id"] = 2;
+  io::write_file_atomic(model / "config.json", cfg.dump());
+  std::string words;
+  for (int i = 0; i < 300; ++i) words += (i % 3 ? "hello world held\n" : "low row word old hero\n");
+  io::write_file_atomic(d / "words.txt", words);
+  text::train_sentencepiece({.inputs = {d / "words.txt"}, .output = model / "tokenizer.model", .vocab_size = 272,
+                             .model_type = "bpe", .byte_fallback = true, .normalization = "identity",
+                             .remove_extra_whitespaces = false});
+  export_llama_gguf(model, d / "spm.gguf");
+  GgufFile f = GgufFile::read(d / "spm.gguf");
+  text::SentencePieceTokenizer tok(model / "tokenizer.model");
+  EXPECT_EQ(f.get("tokenizer.ggml.model").s, "llama");
+  EXPECT_EQ(f.get("tokenizer.ggml.bos_token_id").i, 1);
+  EXPECT_EQ(f.get("tokenizer.ggml.eos_token_id").i, 2);
+  EXPECT_EQ(f.get("tokenizer.ggml.unknown_token_id").i, 0);
+  EXPECT_TRUE(f.get("tokenizer.ggml.add_bos_token").b);
+  EXPECT_TRUE(f.get("tokenizer.ggml.add_space_prefix").b);
+  std::vector<std::string> tokens;
+  std::vector<double> scores;
+  std::vector<int64_t> types;
+  for (const auto& v : f.get("tokenizer.ggml.tokens").array) tokens.push_back(v.s);
+  for (const auto& v : f.get("tokenizer.ggml.scores").array) scores.push_back(v.f);
+  for (const auto& v : f.get("tokenizer.ggml.token_type").array) types.push_back(v.i);
+  ASSERT_EQ(tokens.size(), 272u);
+  ASSERT_EQ(scores.size(), 272u);
+  for (int32_t id = 0; id < tok.vocab_size(); ++id) {
+    EXPECT_EQ(tokens[size_t(id)], tok.id_to_token(id)) << id;
+    EXPECT_EQ(float(scores[size_t(id)]), tok.piece_score(id)) << id;
+  }
+  EXPECT_EQ(types[0], 2);  // <unk>
+  EXPECT_EQ(types[1], 3);  // <s>: control
+  ASSERT_GE(tok.token_to_id("\xE2\x96\x81he"), 0);
+  EXPECT_EQ(types[size_t(tok.token_to_id("<0x0A>"))], 6);  // a byte piece
+  EXPECT_EQ(types[size_t(tok.token_to_id("\xE2\x96\x81he"))], 1);
+  // Merges happen in score order: a merge learnt later scores below an earlier one.
+  EXPECT_LT(scores[size_t(tok.token_to_id("\xE2\x96\x81he"))], scores[size_t(tok.token_to_id("he"))]);
 }
 
 TEST(GgufExportTest, BadInputsNameThemselves) {
