@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "framework/nn/init.h"
+#include "framework/nn/rotary.h"
 #include "framework/ops/ops.h"
 
 namespace skiff::nn {
@@ -90,6 +91,21 @@ AttentionOutput MultiheadAttention::attend(const Tensor& query, const Tensor& ke
   Tensor q = split_heads((*q_proj)(query), h_);
   Tensor k = split_heads((*k_proj)(key), h_);
   Tensor v = split_heads((*v_proj)(value), h_);
+  if (!rotary_inv_freq_.empty()) {
+    // Positions continue after the cached steps; queries and new keys share them.
+    const int64_t past = cache ? cache->length() : 0;
+    auto rotate = [&](const Tensor& x) {
+      const int64_t t = x.size(2);
+      auto [cos, sin] = rope_cos_sin(reshape(arange(past, past + t, 1, DType::Int64), {1, t}), rotary_inv_freq_);
+      const Shape shape{x.size(0), t, cos.size(-1)};  // one table for every row of the batch
+      return apply_rotary(x, expand(skiff::to(cos, x.dtype()), shape), expand(skiff::to(sin, x.dtype()), shape));
+    };
+    SKIFF_CHECK_SHAPE(key.size(1) == tq,
+                      "MultiheadAttention: rotary embeddings are for self-attention, but the query has {} steps "
+                      "and the key {}", tq, key.size(1));
+    q = rotate(q);
+    k = rotate(k);
+  }
   if (cache) {
     cache->append(k, v, "MultiheadAttention");
     k = cache->k;
@@ -128,8 +144,16 @@ AttentionOutput MultiheadAttention::attend(const Tensor& query, const Tensor& ke
 
 Tensor MultiheadAttention::forward(const Tensor& x) { return attend(x, x, x, {}, {}, nullptr, false).output; }
 
+void MultiheadAttention::set_rotary(double theta) {
+  SKIFF_CHECK(theta >= 0, "MultiheadAttention.set_rotary: expected theta >= 0 (0: off), got {}", theta);
+  rotary_theta_ = theta;
+  rotary_inv_freq_ = theta > 0 ? rope_inv_frequencies(head_dim(), theta) : std::vector<double>{};
+}
+
 std::string MultiheadAttention::extra_repr() const {
-  return fmt::format("embed_dim={}, num_heads={}, dropout={}", e_, h_, dropout_);
+  std::string s = fmt::format("embed_dim={}, num_heads={}, dropout={}", e_, h_, dropout_);
+  if (rotary_theta_ > 0) s += fmt::format(", rotary_theta={}", rotary_theta_);
+  return s;
 }
 
 Tensor causal_mask(int64_t t, DType dtype) {

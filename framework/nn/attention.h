@@ -76,6 +76,13 @@ class MultiheadAttention : public Module {
   int64_t num_heads() const { return h_; }
   int64_t head_dim() const { return e_ / h_; }
 
+  /// Rotary position embeddings (rotary.h, base `theta`; 0 turns them off, the default):
+  /// queries and keys are rotated by their positions (0, 1, ... after what the KV cache
+  /// holds) before the scores, so attention sees relative positions. For self-attention.
+  /// \throws ValueError for an odd head_dim or theta < 0.
+  void set_rotary(double theta);
+  double rotary_theta() const { return rotary_theta_; }
+
   std::shared_ptr<Linear> q_proj, k_proj, v_proj, out_proj;
 
  protected:
@@ -85,6 +92,8 @@ class MultiheadAttention : public Module {
   int64_t e_, h_;
   double dropout_;
   Generator* gen_;
+  double rotary_theta_ = 0;
+  std::vector<double> rotary_inv_freq_;  // empty: no rotary embeddings
 };
 
 /// Additive causal mask [T, T] (0 on and below the diagonal, -inf above), the

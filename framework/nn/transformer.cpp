@@ -13,6 +13,7 @@ Tensor activate(TransformerActivation a, const Tensor& x) {
 TransformerEncoderLayer::TransformerEncoderLayer(int64_t d, int64_t nhead, TransformerLayerOptions opt) : opt_(opt) {
   self_attn = register_module("self_attn", std::make_shared<MultiheadAttention>(d, nhead, opt.dropout, true, -1, -1,
                                                                                 opt.gen));
+  self_attn->set_rotary(opt.rotary_theta);
   linear1 = register_module("linear1", std::make_shared<Linear>(d, opt.dim_feedforward, true, opt.gen));
   dropout = register_module("dropout", std::make_shared<Dropout>(opt.dropout, opt.gen));
   linear2 = register_module("linear2", std::make_shared<Linear>(opt.dim_feedforward, d, true, opt.gen));
@@ -42,6 +43,7 @@ Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& mask, c
 TransformerDecoderLayer::TransformerDecoderLayer(int64_t d, int64_t nhead, TransformerLayerOptions opt) : opt_(opt) {
   self_attn = register_module("self_attn", std::make_shared<MultiheadAttention>(d, nhead, opt.dropout, true, -1, -1,
                                                                                 opt.gen));
+  self_attn->set_rotary(opt.rotary_theta);  // the cross-attention's keys are the memory's: no rotary there
   multihead_attn = register_module(
       "multihead_attn", std::make_shared<MultiheadAttention>(d, nhead, opt.dropout, true, -1, -1, opt.gen));
   linear1 = register_module("linear1", std::make_shared<Linear>(d, opt.dim_feedforward, true, opt.gen));

@@ -26,6 +26,9 @@ struct TransformerLayerOptions {
   TransformerActivation activation = TransformerActivation::ReLU;
   double layer_norm_eps = 1e-5;
   bool norm_first = false;
+  /// Self-attention with rotary position embeddings of this base (MultiheadAttention::
+  /// set_rotary); 0, the default: none (positions come from the caller's embeddings).
+  double rotary_theta = 0;
   Generator* gen = nullptr;  ///< initialization and dropout draws (default generator when null)
 };
 

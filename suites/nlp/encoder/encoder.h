@@ -1,12 +1,13 @@
 #pragma once
 /// \file encoder.h
-/// The BERT-style encoder stack: token + learned position embeddings, LayerNorm and
-/// dropout, then N nn::TransformerEncoderLayer (multi-head self-attention with a padding
-/// mask, GELU feed-forward), pre-norm or post-norm (EncoderConfig::pre_norm); pre-norm
-/// adds a final LayerNorm, as pre-norm transformers need one before any head.
+/// The BERT-style encoder stack: token embeddings plus learned position embeddings (or
+/// rotary positions inside attention, EncoderConfig::positions), LayerNorm and dropout,
+/// then N nn::TransformerEncoderLayer (multi-head self-attention with a padding mask, GELU
+/// feed-forward), pre-norm or post-norm (EncoderConfig::pre_norm); pre-norm adds a final
+/// LayerNorm, as pre-norm transformers need one before any head.
 ///
 /// State-dict names (what the classifier loads from an MLM checkpoint):
-///   encoder.tok_embed.weight [V, H], encoder.pos_embed.weight [L, H],
+///   encoder.tok_embed.weight [V, H], encoder.pos_embed.weight [L, H] (learned positions),
 ///   encoder.embed_norm.{weight,bias}, encoder.layers.N.<TransformerEncoderLayer's>,
 ///   encoder.final_norm.{weight,bias} (pre-norm only).
 

@@ -19,6 +19,11 @@ void EncoderConfig::check(const std::string& where) const {
               hidden_size);
   SKIFF_CHECK(pooling == "cls" || pooling == "mean", "{}: pooling must be cls or mean, got '{}'", where, pooling);
   SKIFF_CHECK(dropout >= 0 && dropout < 1, "{}: dropout must be in [0, 1), got {}", where, dropout);
+  SKIFF_CHECK(positions == "learned" || positions == "rotary", "{}: positions must be learned or rotary, got '{}'",
+              where, positions);
+  SKIFF_CHECK(positions == "learned" || (rope_theta > 0 && (hidden_size / num_heads) % 2 == 0),
+              "{}: rotary positions need rope_theta > 0 and an even head size, got rope_theta={} and head size {}",
+              where, rope_theta, hidden_size / num_heads);
 }
 
 nlohmann::json to_json(const EncoderConfig& c) {
@@ -27,7 +32,8 @@ nlohmann::json to_json(const EncoderConfig& c) {
           {"intermediate_size", c.intermediate_size}, {"max_length", c.max_length},
           {"pre_norm", c.pre_norm},     {"dropout", c.dropout},
           {"layer_norm_eps", c.layer_norm_eps}, {"pooling", c.pooling},
-          {"labels", c.labels}};
+          {"labels", c.labels},         {"positions", c.positions},
+          {"rope_theta", c.rope_theta}};
 }
 
 EncoderConfig encoder_config_from_json(const nlohmann::json& j, const std::string& where) {
@@ -52,6 +58,9 @@ EncoderConfig encoder_config_from_json(const nlohmann::json& j, const std::strin
   field("layer_norm_eps", c.layer_norm_eps);
   field("pooling", c.pooling);
   field("labels", c.labels);
+  // Written since rotary positions came; older encoder.json files have learned ones.
+  if (j.contains("positions")) field("positions", c.positions);
+  if (j.contains("rope_theta")) field("rope_theta", c.rope_theta);
   c.check(where);
   return c;
 }

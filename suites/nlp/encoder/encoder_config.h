@@ -25,7 +25,11 @@ struct EncoderConfig {
   int64_t num_layers = 2;
   int64_t num_heads = 4;
   int64_t intermediate_size = 512;  ///< the GELU feed-forward's width
-  int64_t max_length = 128;         ///< learned positions, [CLS] included
+  int64_t max_length = 128;         ///< the longest input, [CLS] included (learned positions: their count)
+  /// "learned" (a position embedding added to the tokens, as BERT) or "rotary" (queries
+  /// and keys rotated by position in every attention layer, base rope_theta).
+  std::string positions = "learned";
+  double rope_theta = 10000.0;
   bool pre_norm = true;             ///< x + f(norm(x)) (true) or norm(x + f(x)) (BERT's post-norm)
   double dropout = 0.1;
   double layer_norm_eps = 1e-5;

@@ -72,6 +72,9 @@ Schema encoder_recipe_schema(const std::string& task, std::vector<Key> extra) {
                           Key{.name = "intermediate_size", .type = Type::Integer, .min = 8},
                           Key{.name = "max_length", .type = Type::Integer, .min = 2, .max = 8192},
                           Key{.name = "pre_norm", .type = Type::Boolean},
+                          Key{.name = "positions", .type = Type::String, .help = "learned embeddings or rotary (RoPE)",
+                              .choices = {"learned", "rotary"}},
+                          Key{.name = "rope_theta", .type = Type::Number, .help = "rotary base", .min = 1},
                           Key{.name = "dropout", .type = Type::Number, .min = 0, .max = 0.9},
                           Key{.name = "pooling", .type = Type::String, .choices = {"cls", "mean"}}})},
   };
@@ -140,6 +143,8 @@ EncoderConfig recipe_encoder_config(const Recipe& r, int64_t pieces) {
   c.intermediate_size = e.integer("intermediate_size", c.intermediate_size, 8);
   c.max_length = e.integer("max_length", c.max_length, 2);
   c.pre_norm = e.boolean("pre_norm", c.pre_norm);
+  c.positions = e.text("positions", c.positions);
+  c.rope_theta = e.number("rope_theta", c.rope_theta);
   c.dropout = e.number("dropout", c.dropout);
   c.pooling = e.text("pooling", c.pooling);
   c.check(r.file + ": Encoder");

@@ -104,6 +104,41 @@ TEST(MultiheadAttentionTest, IncrementalDecodingWithCacheEqualsFullDecoding) {
   EXPECT_EQ(c2.length(), 0);
 }
 
+// With rotary embeddings and one repeated token, a logit depends only on the offset j - i
+// between query and key, so within a row the weights of neighbouring keys keep the same
+// ratio from row to row.
+TEST(MultiheadAttentionTest, RotaryScoresDependOnRelativePositions) {
+  Generator g(6);
+  MultiheadAttention mha(8, 1, 0.0, true, -1, -1, &g);
+  mha.set_rotary(10000.0);
+  Tensor x = expand(rand({1, 1, 8}), {1, 5, 8});
+  std::vector<double> w = values(mha.attend(x, x, x).weights);  // [1, 1, 5, 5]
+  auto at = [&](int i, int j) { return w[size_t(i * 5 + j)]; };
+  for (int i = 0; i + 1 < 5; ++i)
+    for (int j = 0; j + 2 < 5; ++j) EXPECT_NEAR(at(i, j) / at(i, j + 1), at(i + 1, j + 1) / at(i + 1, j + 2), 1e-4);
+  MultiheadAttention plain(8, 1, 0.0, true, -1, -1, &g);
+  std::vector<double> u = values(plain.attend(x, x, x).weights);
+  EXPECT_NEAR(u[0], 0.2, 1e-6) << "without positions, identical tokens get equal weights";
+  EXPECT_GT(std::abs(at(0, 0) - 0.2), 1e-3) << "rotary embeddings must tell the positions apart";
+  EXPECT_THROW(mha.set_rotary(-1.0), ValueError);
+}
+
+// Decoding step by step through the KV cache rotates each new step by its own position.
+TEST(MultiheadAttentionTest, RotaryWithCacheEqualsFullCausalPass) {
+  Generator g(7);
+  MultiheadAttention mha(8, 2, 0.0, true, -1, -1, &g);
+  mha.set_rotary(100.0);
+  Tensor x = rand({2, 5, 8});
+  Tensor full = mha.attend(x, x, x, {}, causal_mask(5)).output;
+  KVCache cache;
+  std::vector<Tensor> steps;
+  for (int64_t t = 0; t < 5; ++t) {
+    Tensor xt = slice(x, 1, t, t + 1);
+    steps.push_back(mha.attend(xt, xt, xt, {}, {}, &cache).output);
+  }
+  expect_close(concat(steps, 1), full);
+}
+
 TEST(KVCacheTest, AppendingStepsEqualsConcatenatingThem) {
   // Steps of 1, 5, 20 and 1 positions cross the buffer's 16-step start and a doubling.
   KVCache cache;

@@ -43,9 +43,11 @@ std::vector<double> values(const Tensor& t) { return contiguous(to(t, DType::Flo
 // Padding must change nothing at the real tokens: a padded row's states equal those of
 // the row alone, in pre-norm and post-norm encoders.
 TEST(EncoderTest, PaddingMaskHidesPadTokens) {
-  for (bool pre_norm : {true, false}) {
+  for (int variant = 0; variant < 3; ++variant) {
+    const bool pre_norm = variant != 1;
     manual_seed(1);
     EncoderConfig c = small_config(pre_norm);
+    if (variant == 2) c.positions = "rotary";
     TextEncoder enc(c);
     enc.eval();
     NoGradGuard no_grad;
@@ -59,8 +61,34 @@ TEST(EncoderTest, PaddingMaskHidesPadTokens) {
     ASSERT_EQ(a.size(), b.size());
     double diff = 0;
     for (size_t i = 0; i < a.size(); ++i) diff = std::max(diff, std::abs(a[i] - b[i]));
-    EXPECT_LT(diff, 1e-5) << "pre_norm=" << pre_norm;
+    EXPECT_LT(diff, 1e-5) << "pre_norm=" << pre_norm << " positions=" << c.positions;
   }
+}
+
+// Rotary positions: no position table, the config says so (and older configs without the
+// key read as learned), and token order matters though no position is added to the tokens.
+TEST(EncoderTest, RotaryPositionsReplaceThePositionTable) {
+  manual_seed(2);
+  EncoderConfig c = small_config();
+  c.positions = "rotary";
+  TextEncoder enc(c);
+  enc.eval();
+  for (const auto& [name, p] : enc.named_parameters()) EXPECT_EQ(name.find("pos_embed"), std::string::npos) << name;
+  EXPECT_EQ(encoder_config_from_json(to_json(c), "test").positions, "rotary");
+  nlohmann::json old = to_json(small_config());
+  old.erase("positions");
+  old.erase("rope_theta");
+  EXPECT_EQ(encoder_config_from_json(old, "test").positions, "learned");
+  c.positions = "sinusoidal";
+  EXPECT_THROW(c.check("test"), ValueError);
+
+  NoGradGuard no_grad;
+  Tensor ab = from_vector(std::vector<int64_t>{c.cls_id(), 7, 8, 9}, {1, 4});
+  Tensor ba = from_vector(std::vector<int64_t>{c.cls_id(), 8, 7, 9}, {1, 4});
+  auto x = values(narrow(enc.forward(ab, Tensor()), 1, 0, 1)), y = values(narrow(enc.forward(ba, Tensor()), 1, 0, 1));
+  double diff = 0;
+  for (size_t i = 0; i < x.size(); ++i) diff = std::max(diff, std::abs(x[i] - y[i]));
+  EXPECT_GT(diff, 1e-4) << "[CLS] must see the order of the tokens";
 }
 
 TEST(EncoderTest, PaddingMaskMarksPadIds) {
@@ -135,8 +163,10 @@ TEST(EncoderTest, HeadsHaveTheirShapes) {
 
 // A few steps on two separable classes: the loss must fall.
 TEST(EncoderTest, ShortTrainingRunLowersTheLoss) {
+ for (const char* positions : {"learned", "rotary"}) {
   manual_seed(3);
   EncoderConfig c = small_config(false);
+  c.positions = positions;
   EncoderForSequenceClassification model(c);
   std::vector<int64_t> ids, labels;
   for (int r = 0; r < 16; ++r) {
@@ -155,7 +185,8 @@ TEST(EncoderTest, ShortTrainingRunLowersTheLoss) {
     opt.step();
     (step == 0 ? first : last) = loss.item<double>();
   }
-  EXPECT_LT(last, first * 0.5) << "first " << first << " last " << last;
+  EXPECT_LT(last, first * 0.5) << positions << ": first " << first << " last " << last;
+ }
 }
 
 TEST(EncoderTest, MailTextKeepsSubjectAndBody) {
