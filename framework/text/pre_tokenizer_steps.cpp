@@ -1,7 +1,13 @@
 #include "framework/text/pre_tokenizer_steps.h"
 
+#include <unicode/brkiter.h>
 #include <unicode/uchar.h>
+#include <unicode/utext.h>
 
+#include <map>
+#include <memory>
+
+#include "framework/core/error.h"
 #include "framework/text/unicode.h"
 
 namespace skiff::text {
@@ -79,6 +85,31 @@ void metaspace(const PreTokenizerSpec& s, Words& w, bool first_section) {
   w.spans = std::move(spans);
 }
 
+// ICU's word boundaries in `span`, read straight from the UTF-8 text (UText's native
+// indices are byte offsets). Break iterators are not thread-safe and costly to create:
+// one per thread and locale.
+void unicode_words(const std::string& locale, const std::string& text, Span span, std::vector<Span>& out) {
+  thread_local std::map<std::string, std::unique_ptr<icu::BreakIterator>> iterators;
+  std::unique_ptr<icu::BreakIterator>& it = iterators[locale];
+  UErrorCode status = U_ZERO_ERROR;
+  if (!it) {
+    it.reset(icu::BreakIterator::createWordInstance(icu::Locale(locale.c_str()), status));
+    SKIFF_CHECK_T(InternalError, U_SUCCESS(status) && it, "UnicodeWords: ICU has no word break iterator for '{}': {}",
+                  locale, u_errorName(status));
+  }
+  UText* ut = utext_openUTF8(nullptr, text.data() + span.begin, int64_t(span.end - span.begin), &status);
+  SKIFF_CHECK_T(InternalError, U_SUCCESS(status), "UnicodeWords: utext_openUTF8 failed: {}", u_errorName(status));
+  it->setText(ut, status);
+  int32_t start = it->first();
+  for (int32_t end = it->next(); end != icu::BreakIterator::DONE; start = end, end = it->next()) {
+    const uint32_t b = span.begin + uint32_t(start), e = span.begin + uint32_t(end);
+    bool blank = true;
+    for (size_t p = b; p < e && blank;) blank = is_js_space(next_code_point(text, p));
+    if (!blank) out.push_back({b, e});
+  }
+  utext_close(ut);
+}
+
 }  // namespace
 
 void apply_pre_tokenizer(const PreTokenizerSpec& step, Words& w, bool first_section) {
@@ -102,6 +133,9 @@ void apply_pre_tokenizer(const PreTokenizerSpec& step, Words& w, bool first_sect
         break;
       case Kind::Split:
         split_piece(*step.regex, step.behavior, step.invert, text, word, matches, out);
+        break;
+      case Kind::UnicodeWords:
+        unicode_words(step.locale, text, word, out);
         break;
       case Kind::Metaspace: break;
     }

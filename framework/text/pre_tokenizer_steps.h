@@ -16,6 +16,10 @@
 ///     else but white space (the reference's `\w+|[^\w\s]+`).
 ///   - WhitespaceSplit: runs of non-white-space.
 ///   - Split: a regex or literal, as for byte-level BPE (split_regex.h).
+///   - UnicodeWords (skiff's own type, not Hugging Face's): ICU's word boundaries (UAX #29,
+///     with ICU's dictionaries for scripts written without spaces: Chinese, Japanese,
+///     Thai, Lao, Khmer, Burmese), optionally tailored by `locale`; segments that are only
+///     white space are dropped. For models whose words should be dictionary words.
 /// White space is JavaScript's `\s` throughout (unicode.h).
 
 #include <memory>
@@ -29,7 +33,7 @@ namespace skiff::text {
 
 /// One pre-tokenization step (tokenizer.json `pre_tokenizer`, flattened out of Sequence).
 struct PreTokenizerSpec {
-  enum class Kind { Metaspace, Bert, Whitespace, WhitespaceSplit, Split };
+  enum class Kind { Metaspace, Bert, Whitespace, WhitespaceSplit, Split, UnicodeWords };
   enum class Prepend { Always, First, Never };
   Kind kind = Kind::Metaspace;
   std::string replacement = "\xE2\x96\x81";  ///< Metaspace: "▁"
@@ -38,6 +42,7 @@ struct PreTokenizerSpec {
   std::shared_ptr<const SplitRegex> regex{};  ///< Split
   SplitBehavior behavior = SplitBehavior::Isolated;  ///< Split
   bool invert = false;                               ///< Split
+  std::string locale;                                ///< UnicodeWords: ICU locale id ("" = root)
 };
 
 /// A normalized text and the words cut from it so far (byte ranges of `text.text`).

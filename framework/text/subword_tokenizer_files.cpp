@@ -106,8 +106,11 @@ void read_pre_tokenizer(const Reader& r, std::vector<PreTokenizerSpec>& steps) {
     else if (b == "Contiguous") s.behavior = SplitBehavior::Contiguous;
     else r.fail(fmt::format("unknown Split behavior '{}'", b));
     s.invert = r.boolean("invert", false);
+  } else if (type == "UnicodeWords") {
+    s.kind = Kind::UnicodeWords;
+    s.locale = string_or(r, "locale", "");
   } else {
-    unsupported(r, "pre-tokenizer", type, "Metaspace, BertPreTokenizer, Whitespace, WhitespaceSplit, Split");
+    unsupported(r, "pre-tokenizer", type, "Metaspace, BertPreTokenizer, Whitespace, WhitespaceSplit, Split, UnicodeWords");
   }
   steps.push_back(std::move(s));
 }

@@ -173,6 +173,33 @@ TEST(SubwordTokenizerTest, WordPieceIsGreedyLongestFirstWithContinuations) {
   EXPECT_EQ(load_json(dir, short_words)->encode_ids("unaffable hello"), (Ids{0, 10}));
 }
 
+// UnicodeWords cuts text written without spaces into dictionary words (ICU's word
+// boundaries), so a WordPiece vocabulary of whole Thai, Chinese and Japanese words applies.
+TEST(SubwordTokenizerTest, UnicodeWordsSegmentsThaiChineseAndJapanese) {
+  skiff::testing::TempDir dir;
+  const std::vector<std::string> words = {"[UNK]", "\u0e2a\u0e27\u0e31\u0e2a\u0e14\u0e35", "\u0e04\u0e23\u0e31\u0e1a",
+                                          "\u6211\u4eec", "\u5728", "\u5317\u4eac", "\u6771\u4eac", "\u306b",
+                                          "\u884c\u304d", "\u307e\u3059", "hello", ",", "world's"};
+  json vocab = json::object();
+  for (size_t i = 0; i < words.size(); ++i) vocab[json::parse("\"" + words[i] + "\"").get<std::string>()] = i;
+  json j = {{"model", {{"type", "WordPiece"}, {"vocab", vocab}, {"unk_token", "[UNK]"}, {"continuing_subword_prefix", "##"}}},
+            {"normalizer", nullptr},
+            {"pre_tokenizer", {{"type", "UnicodeWords"}}},
+            {"decoder", {{"type", "WordPiece"}, {"prefix", "##"}, {"cleanup", false}}},
+            {"added_tokens", json::array()}};
+  auto t = load_json(dir, j);
+  // "สวัสดีครับ 我们在北京 東京に行きます hello, world's": every word found, white space dropped.
+  const std::string text = json::parse(
+      "\"\u0e2a\u0e27\u0e31\u0e2a\u0e14\u0e35\u0e04\u0e23\u0e31\u0e1a \u6211\u4eec\u5728\u5317\u4eac "
+      "\u6771\u4eac\u306b\u884c\u304d\u307e\u3059 hello, world's\"").get<std::string>();
+  Encoding e = t->encode(text);
+  EXPECT_EQ(e.ids, (Ids{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+  EXPECT_EQ(e.offsets.front(), (Span{0, 18}));  // สวัสดี: six Thai characters of 3 bytes
+  // The same text under BertPreTokenizer cuts no Thai words: one [UNK] for the whole run.
+  j["pre_tokenizer"] = {{"type", "BertPreTokenizer"}};
+  EXPECT_EQ(load_json(dir, j)->encode_ids(text).front(), 0);
+}
+
 TEST(SubwordTokenizerTest, BertVocabTxtLoadsWithBertDefaults) {
   skiff::testing::TempDir dir;
   auto t = load_tokenizer(write(dir.path, "vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nhello\n##s\n,\n"));
