@@ -529,6 +529,8 @@ Dict global_functions() {
                      if (args.size() == 3) step = need_int(args[2], "range()");
                    }
                    if (step == 0) fail("range() step must not be zero");
+                   const double count = (double(stop) - double(start)) / double(step);
+                   if (count > double(1 << 24)) fail(fmt::format("range() of {} items is too large", int64_t(count)));
                    List out;
                    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) out.emplace_back(i);
                    return Value(std::move(out));

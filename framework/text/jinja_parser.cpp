@@ -87,6 +87,7 @@ class Parser {
   }
 
   Node parse_statement() {
+    Nest nest(*this);
     ++i_;  // {%
     const Token& kw = next();
     if (kw.kind != K::Name) fail(kw.line, "expected a statement after '{%'");
@@ -200,7 +201,21 @@ class Parser {
     return e;
   }
 
-  ExprPtr parse_expr() { return parse_ternary(true); }
+  // Nesting ("((((...", statements in statements) is bounded so a hostile template
+  // cannot exhaust the stack.
+  static constexpr int kMaxDepth = 200;
+  struct Nest {
+    Parser& p;
+    explicit Nest(Parser& parser) : p(parser) {
+      if (++p.depth_ > kMaxDepth) p.fail(p.peek().line, fmt::format("nested deeper than {} levels", kMaxDepth));
+    }
+    ~Nest() { --p.depth_; }
+  };
+
+  ExprPtr parse_expr() {
+    Nest nest(*this);
+    return parse_ternary(true);
+  }
 
   // `a, b` without brackets, as `{% set a = 1, 2 %}` allows.
   ExprPtr parse_expr_or_tuple() {
@@ -295,6 +310,7 @@ class Parser {
 
   // As Jinja2: the operand of a unary minus takes no filters, so `-x|abs` is `(-x)|abs`.
   ExprPtr parse_unary(bool with_filters = true) {
+    Nest nest(*this);
     ExprPtr e;
     if (is_op("-") || is_op("+")) {
       const Token& op = next();
@@ -539,6 +555,7 @@ class Parser {
   const std::vector<Token>& t_;
   const std::string& name_;
   size_t i_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -23,6 +23,9 @@ std::string drop_trailing_newline(std::string s) {
   return s;
 }
 
+constexpr int64_t kMaxRepeatedItems = int64_t(1) << 24;
+constexpr int kMaxMacroDepth = 64;  // nested macro calls (a macro calling itself forever stops here)
+
 Value arithmetic(const std::string& op, const Value& a, const Value& b) {
   if (a.is_undefined()) fail(fmt::format("'{}' is undefined", a.as_undefined().name));
   if (b.is_undefined()) fail(fmt::format("'{}' is undefined", b.as_undefined().name));
@@ -35,6 +38,10 @@ Value arithmetic(const std::string& op, const Value& a, const Value& b) {
     }
   }
   if (op == "*" && (a.is_string() || a.is_list()) && b.is_int()) {
+    // Templates come with downloaded models: a repetition may not eat the machine.
+    const int64_t unit = a.is_string() ? int64_t(a.as_string().size()) : int64_t(a.as_list().size());
+    if (b.as_int() > 0 && unit > 0 && b.as_int() > kMaxRepeatedItems / unit)
+      fail(fmt::format("a repetition of {} x {} is too large (the limit is {} items)", unit, b.as_int(), kMaxRepeatedItems));
     if (a.is_string()) {
       std::string s;
       for (int64_t i = 0; i < b.as_int(); ++i) s += a.as_string();
@@ -178,6 +185,12 @@ class Renderer {
   Value make_macro(const Node& n) {
     return Value(Function([this, &n](std::vector<Value>& args, KwArgs& kwargs) {
       if (args.size() > n.params.size()) fail(fmt::format("macro '{}' takes {} arguments, got {}", n.text, n.params.size(), args.size()));
+      if (macro_depth_ >= kMaxMacroDepth) fail(fmt::format("macro '{}': calls nested deeper than {}", n.text, kMaxMacroDepth));
+      struct DepthGuard {
+        int& d;
+        explicit DepthGuard(int& depth) : d(++depth) {}
+        ~DepthGuard() { --d; }
+      } guard(macro_depth_);
       Dict frame;
       for (size_t i = 0; i < n.params.size(); ++i) {
         const auto& [pname, def] = n.params[i];
@@ -335,6 +348,7 @@ class Renderer {
 
   const std::string& name_;
   std::vector<Dict> scopes_;
+  int macro_depth_ = 0;
 };
 
 void check_strings_utf8(const nlohmann::ordered_json& j, const std::string& where) {

@@ -67,6 +67,20 @@ TEST(Jinja, ErrorsNameTheTemplateAndLine) {
   EXPECT_EQ(error_of("{{ 'unclosed }}"), "template test line 1: a string literal is never closed");
 }
 
+// Templates come with downloaded models: hostile ones end in an error, not a crash or an
+// exhausted machine.
+TEST(Jinja, HostileTemplatesFailCleanly) {
+  EXPECT_EQ(error_of("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}"),
+            "template test line 1: macro 'f': calls nested deeper than 64");
+  EXPECT_NE(error_of("{{ " + std::string(5000, '(') + "1" + std::string(5000, ')') + " }}").find("nested deeper than 200"),
+            std::string::npos);
+  EXPECT_NE(error_of("{{ 'ab' * 100000000000 }}").find("too large"), std::string::npos);
+  EXPECT_NE(error_of("{% for i in range(1000000000000) %}{% endfor %}").find("too large"), std::string::npos);
+  std::string deep;
+  for (int i = 0; i < 300; ++i) deep += "{% if true %}";
+  EXPECT_NE(error_of(deep).find("nested deeper than 200"), std::string::npos);
+}
+
 TEST(Jinja, RefusesInvalidUtf8InTemplateAndInput) {
   EXPECT_THROW(JinjaTemplate("\xff{{ x }}", "bad"), ValueError);
   EXPECT_THROW(render("{{ x }}", {{"x", std::string("a\xc3")}}), ValueError);
