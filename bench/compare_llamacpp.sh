@@ -19,6 +19,7 @@ BUILD_DIR="${BUILD_DIR:-build}"
 MODEL_DIR="${MODEL_DIR:-/tmp/skiff_bench_llama}"
 TOKENIZER="${TOKENIZER:-output/nlp/fortunes_sp4000.model}"
 SKIFF="$BUILD_DIR/bin/skiff"
+source bench/skiff_generate_timing.sh
 tests/tools/llamacpp/setup.sh >&2
 if [ ! -f "$MODEL_DIR/model.safetensors" ]; then
   [ -f "$TOKENIZER" ] || { echo "compare_llamacpp: no tokenizer $TOKENIZER (see bench/compare_generate.sh)" >&2; exit 2; }
@@ -39,16 +40,7 @@ PROMPT_IDS="1 $("$SKIFF" nlp tokenize --tokenizer "$MODEL_DIR/tokenizer.model" -
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); prompt $(wc -w <<<"$PROMPT_IDS") tokens, $N new" >&2
 printf '%-8s %14s %14s %14s %14s %9s %9s %s\n' threads skiff_prefill llama_prefill skiff_decode llama_decode prefill_x decode_x same_ids
 for nt in ${THREADS//,/ }; do
-  best_prefill=0 best_decode=0 skiff_ids=""
-  for _ in 1 2 3; do  # the best of three, as the peer
-    err=$("$SKIFF" nlp generate --model "$MODEL_DIR" --prompt "$PROMPT" -n "$N" --ids --threads "$nt" 2>&1 >/tmp/skiff_gen_ids.$$)
-    skiff_ids=$(cat /tmp/skiff_gen_ids.$$)
-    p=$(grep -oP "prefill: \d+ tokens in [0-9.]+ ms \(\K[0-9.]+" <<<"$err")
-    d=$(grep -oP "decode: \d+ tokens in [0-9.]+ ms \(\K[0-9.]+" <<<"$err")
-    best_prefill=$(python3 -c "print(max($best_prefill, $p))")
-    best_decode=$(python3 -c "print(max($best_decode, $d))")
-  done
-  rm -f /tmp/skiff_gen_ids.$$
+  skiff_generate_best "$SKIFF" "$MODEL_DIR" "$PROMPT" "$N" "$nt"  # the best of three, as the peer
   peer=$(node bench/llamacpp_generate.mjs "$GGUF" "$nt" "$N" $PROMPT_IDS)
   python3 - "$nt" "$best_prefill" "$best_decode" "$skiff_ids" "$peer" <<'PY'
 import json, sys

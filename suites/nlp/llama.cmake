@@ -14,4 +14,5 @@ list(APPEND SKIFF_NLP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/decoder/causal_lm_recipe.cpp)
 list(APPEND SKIFF_NLP_CLI_SOURCES ${CMAKE_CURRENT_LIST_DIR}/cli/generate_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cli/chat_command.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cli/sampling_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cli/export_command.cpp)

@@ -20,6 +20,7 @@
 #include "framework/core/threading.h"
 #include "framework/io/file.h"
 #include "framework/text/chat_template.h"
+#include "suites/nlp/cli/sampling_options.h"
 #include "suites/nlp/llama/generation.h"
 #include "suites/nlp/llama/model_dir.h"
 #include "suites/nlp/llama/streamer.h"
@@ -32,11 +33,7 @@ using ojson = nlohmann::ordered_json;
 struct Options {
   std::string model, template_file, template_name, system, messages_file, save;
   std::vector<std::string> messages, variables;
-  int64_t max_new_tokens = 256;
-  double temperature = 0.0, top_p = 1.0, repetition_penalty = 1.0;
-  int64_t top_k = 0;
-  uint64_t seed = 0;
-  int threads = 0;
+  SamplingOptions sampling;
   bool print_prompt = false;
 };
 
@@ -124,7 +121,7 @@ std::string reply(const ModelDir& m, const text::ChatTemplate& tmpl, const ojson
 }
 
 void run_chat(const Options& o) {
-  if (o.threads > 0) set_num_threads(o.threads);
+  if (o.sampling.threads > 0) set_num_threads(o.sampling.threads);
   const fs::path dir = model_dir_argument(o.model, "nlp chat");
   const text::ChatTemplate tmpl = load_template(o, dir);
   const ojson vars = template_variables(o.variables);
@@ -138,17 +135,11 @@ void run_chat(const Options& o) {
   }
 
   const ModelDir m = open_model_dir(dir.string(), "nlp chat");
-  GenerationConfig g = m.defaults;
+  GenerationConfig stops = m.defaults;
   // The template's end-of-turn token ends a reply too (Qwen's <|im_end|>, Gemma's <end_of_turn>).
-  if (const int64_t eot = special_token_id(m, tmpl.special_token("eos_token")); eot >= 0) g.eos_token_ids.push_back(eot);
-  g.max_new_tokens = o.max_new_tokens;
-  g.do_sample = o.temperature > 0;
-  g.temperature = o.temperature > 0 ? o.temperature : 1.0;
-  g.top_k = o.top_k;
-  g.top_p = o.top_p;
-  g.repetition_penalty = o.repetition_penalty;
-  g.seed = o.seed;
-  validate(g);
+  if (const int64_t eot = special_token_id(m, tmpl.special_token("eos_token")); eot >= 0)
+    stops.eos_token_ids.push_back(eot);
+  const GenerationConfig g = sampling_config(stops, o.sampling);
 
   size_t used = 0;
   while (std::optional<std::string> turn = next_user_turn(o, used)) {
@@ -183,13 +174,8 @@ void add_chat_command(CLI::App& nlp) {
   chat->add_option("--template_name", o->template_name, "Which of tokenizer_config.json's named templates (default: default)");
   chat->add_option("--set", o->variables, "KEY=VALUE: a variable for the template (VALUE parsed as JSON if it is), repeatable");
   chat->add_flag("--print_prompt", o->print_prompt, "Print the formatted prompt and exit");
-  chat->add_option("--max_new_tokens,-n", o->max_new_tokens, "Most tokens per reply (default 256)");
-  chat->add_option("--temperature", o->temperature, "0: greedy (default); > 0: sample with this temperature");
-  chat->add_option("--top_k", o->top_k, "Sample among the k most likely tokens (0: all; sampling only)");
-  chat->add_option("--top_p", o->top_p, "Sample from the smallest set of tokens whose probability reaches p (1: off)");
-  chat->add_option("--repetition_penalty", o->repetition_penalty, "> 1 discourages tokens already in the text (1: off)");
-  chat->add_option("--seed", o->seed, "Seed of the sampler (default 0)");
-  chat->add_option("--threads", o->threads, "CPU threads (default: SKIFF_NUM_THREADS or all cores)")->check(CLI::PositiveNumber);
+  o->sampling.max_new_tokens = 256;  // a reply runs longer than generate's default continuation
+  add_sampling_options(*chat, o->sampling, "reply");
   chat->callback([o] { run_chat(*o); });
 }
 

@@ -11,6 +11,7 @@
 #include "framework/core/error.h"
 #include "framework/core/threading.h"
 #include "framework/text/tokenizer.h"
+#include "suites/nlp/cli/sampling_options.h"
 #include "suites/nlp/llama/generation.h"
 #include "suites/nlp/llama/model_dir.h"
 #include "suites/nlp/llama/streamer.h"
@@ -20,27 +21,15 @@ namespace {
 struct Options {
   std::string model;
   std::vector<std::string> prompts, stops;
-  int64_t max_new_tokens = 32;
-  double temperature = 0.0, top_p = 1.0, repetition_penalty = 1.0;
-  int64_t top_k = 0;
-  uint64_t seed = 0;
-  int threads = 0;
+  SamplingOptions sampling;
   bool stream = true, no_bos = false, ids = false;
 };
 
 void run_generate(const Options& o) {
-  if (o.threads > 0) set_num_threads(o.threads);
+  if (o.sampling.threads > 0) set_num_threads(o.sampling.threads);
   SKIFF_CHECK(!o.prompts.empty(), "nlp generate: --prompt is required");
   const ModelDir m = open_model_dir(o.model, "nlp generate");
-  GenerationConfig g = m.defaults;
-  g.max_new_tokens = o.max_new_tokens;
-  g.do_sample = o.temperature > 0;
-  g.temperature = o.temperature > 0 ? o.temperature : 1.0;
-  g.top_k = o.top_k;
-  g.top_p = o.top_p;
-  g.repetition_penalty = o.repetition_penalty;
-  g.seed = o.seed;
-  validate(g);
+  const GenerationConfig g = sampling_config(m.defaults, o.sampling);
   const text::Tokenizer& tokenizer = *m.tokenizer;
   std::vector<std::vector<int64_t>> prompts;
   for (const auto& p : o.prompts) prompts.push_back(encode_prompt(m, p, !o.no_bos, "nlp generate"));
@@ -112,16 +101,8 @@ void add_generate_command(CLI::App& nlp) {
       "  skiff nlp generate --model tests/data/llama/tiny --prompt 'hello world' --max_new_tokens 8");
   gen->add_option("--model,-m", o->model, "Model directory (config.json, safetensors, tokenizer.json or tokenizer.model), or the name of a zoo model that is one")->required();
   gen->add_option("--prompt,-p", o->prompts, "Prompt text; repeat for a batch")->required();
-  gen->add_option("--max_new_tokens,-n", o->max_new_tokens, "Most tokens to generate per prompt (default 32)");
-  gen->add_option("--temperature", o->temperature, "0: greedy (default); > 0: sample with this temperature");
-  gen->add_option("--top_k", o->top_k, "Sample among the k most likely tokens (0: all; sampling only)");
-  gen->add_option("--top_p", o->top_p, "Sample from the smallest set of tokens whose probability reaches p (1: off)");
-  gen->add_option("--repetition_penalty", o->repetition_penalty,
-                  "> 1 discourages tokens already in the text (HF's rule; 1: off)");
-  gen->add_option("--seed", o->seed, "Seed of the sampler: same seed, same output (default 0)");
+  add_sampling_options(*gen, o->sampling, "prompt");
   gen->add_option("--stop", o->stops, "Stop when the generated text contains this string; repeatable");
-  gen->add_option("--threads", o->threads, "CPU threads (default: SKIFF_NUM_THREADS or all cores)")
-      ->check(CLI::PositiveNumber);
   gen->add_flag("--stream,!--no-stream", o->stream, "Print tokens as they are decoded (default; single prompt only)");
   gen->add_flag("--no_bos", o->no_bos, "Do not put the tokenizer's BOS token before the prompt");
   gen->add_flag("--ids", o->ids, "Print the generated token ids instead of the text");
