@@ -465,7 +465,7 @@ Value call_method(const Value& obj, const std::string& name, std::vector<Value>&
       return Value(at == std::string::npos ? int64_t{-1} : int64_t(characters(s.substr(0, at)).size()));
     }
     if (name == "count") {
-      const std::string& t = need_string(arg(args, kwargs, 0, "sub"), "count()");
+      const std::string t = need_string(arg(args, kwargs, 0, "sub"), "count()");  // a copy: arg() returns a temporary
       return Value(int64_t(split(s, Value(t), -1).size()) - 1);
     }
     if (name == "join") {
