@@ -20,7 +20,12 @@ fs::path model_dir_argument(const std::string& arg, const std::string& command) 
   std::error_code ec;
   // A path (it exists, or has a '/') is checked by the caller, whose error names it.
   if (fs::exists(arg, ec) || arg.find('/') != std::string::npos) return arg;
-  return zoo::resolve_model_dir(arg);
+  try {
+    return zoo::resolve_model_dir(arg);
+  } catch (Error& e) {
+    e.add_context(fmt::format("{}: --model {}", command, arg));
+    throw;
+  }
 }
 
 ModelDir open_model_dir(const std::string& arg, const std::string& command) {
