@@ -75,22 +75,25 @@ std::string template_in_config(const ojson& config, const fs::path& path, const 
 ChatTemplate::ChatTemplate(std::string source, std::string name, ojson special_tokens)
     : source_(source), template_(std::move(source), std::move(name)), special_tokens_(std::move(special_tokens)) {}
 
-bool ChatTemplate::model_dir_has_template(const fs::path& dir) {
-  if (fs::exists(dir / kTemplateFileName)) return true;
-  if (!fs::exists(dir / kConfigName)) return false;
-  const ojson config = read_json(dir / kConfigName);
-  return config.contains("chat_template") && !config["chat_template"].is_null();
-}
-
-ChatTemplate ChatTemplate::from_model_dir(const fs::path& dir, const std::string& name) {
+std::optional<ChatTemplate> ChatTemplate::find_in_model_dir(const fs::path& dir) {
   const fs::path config_path = dir / kConfigName;
   const ojson config = fs::exists(config_path) ? read_json(config_path) : ojson::object();
   const fs::path file = dir / kTemplateFileName;
-  if (name.empty() && fs::exists(file)) return ChatTemplate(io::read_file(file), file.string(), special_tokens_of(config));
+  if (fs::exists(file)) return ChatTemplate(io::read_file(file), file.string(), special_tokens_of(config));
+  if (!config.contains("chat_template") || config["chat_template"].is_null()) return std::nullopt;
+  // Lines in errors count from the template's own first line, so name it as the key.
+  return ChatTemplate(template_in_config(config, config_path, ""), config_path.string() + " chat_template",
+                      special_tokens_of(config));
+}
+
+ChatTemplate ChatTemplate::from_model_dir(const fs::path& dir, const std::string& name) {
+  if (name.empty())
+    if (std::optional<ChatTemplate> t = find_in_model_dir(dir)) return std::move(*t);
+  const fs::path config_path = dir / kConfigName;
   if (!fs::exists(config_path))
     throw IoError(fmt::format("{} has neither {} nor {}: no chat template to format messages with", dir.string(),
                               kTemplateFileName, kConfigName));
-  // Lines in errors count from the template's own first line, so name it as the key.
+  const ojson config = read_json(config_path);
   return ChatTemplate(template_in_config(config, config_path, name), config_path.string() + " chat_template",
                       special_tokens_of(config));
 }

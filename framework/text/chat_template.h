@@ -34,8 +34,10 @@ class ChatTemplate {
   /// A template file of your own, with the special tokens of `tokenizer_config` when given.
   static ChatTemplate from_file(const std::filesystem::path& jinja_file,
                                 const std::optional<std::filesystem::path>& tokenizer_config = std::nullopt);
-  /// Whether `dir` has a chat template (so a caller can fall back without catching).
-  static bool model_dir_has_template(const std::filesystem::path& dir);
+  /// The default template of `dir` as from_model_dir() reads it, or nullopt when the
+  /// directory has none (so a caller can fall back without catching).
+  /// \throws IoError, ValueError naming the file when a file is unreadable or invalid.
+  static std::optional<ChatTemplate> find_in_model_dir(const std::filesystem::path& dir);
 
   /// The prompt for `messages` (a JSON array of {"role", "content", ...} objects).
   /// \throws ValueError naming the template when it fails (the template's own

@@ -167,13 +167,6 @@ Value attribute(const Value& v, const std::string& path) {
   }
 }
 
-// Python's < for sorting: numbers with numbers, strings with strings.
-bool less(const Value& a, const Value& b) {
-  if ((a.is_number() || a.is_bool()) && (b.is_number() || b.is_bool())) return a.as_number() < b.as_number();
-  if (a.is_string() && b.is_string()) return a.as_string() < b.as_string();
-  fail(fmt::format("'<' is not supported between {} and {}", a.type_name(), b.type_name()));
-}
-
 Value select_items(const Value& seq, std::vector<Value>& args, bool by_attr, bool keep) {
   // select(test, args...), selectattr(attr, test, args...) and their reject twins.
   size_t i = 0;
@@ -191,6 +184,12 @@ Value select_items(const Value& seq, std::vector<Value>& args, bool by_attr, boo
 }
 
 }  // namespace
+
+bool less(const Value& a, const Value& b) {
+  if ((a.is_number() || a.is_bool()) && (b.is_number() || b.is_bool())) return a.as_number() < b.as_number();
+  if (a.is_string() && b.is_string()) return a.as_string() < b.as_string();
+  fail(fmt::format("'<' is not supported between '{}' and '{}'", a.type_name(), b.type_name()));
+}
 
 // ---- containers ----
 

@@ -26,6 +26,8 @@ Value call_method(const Value& object, const std::string& name, std::vector<Valu
 /// The global functions: namespace, range, dict, raise_exception, strftime_now.
 Dict global_functions();
 
+/// Python's a < b: numbers with numbers, strings with strings (for <, >, sort, tests).
+bool less(const Value& a, const Value& b);
 /// Python's `x in container` (substring, list item, dict key).
 bool contains(const Value& container, const Value& x);
 /// The items a for loop walks: a list's items, a dict's keys, a string's characters.

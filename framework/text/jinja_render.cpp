@@ -73,12 +73,6 @@ Value arithmetic(const std::string& op, const Value& a, const Value& b) {
   return op == "//" ? Value(q) : Value(x - q * y);
 }
 
-bool less_than(const Value& a, const Value& b) {
-  if ((a.is_number() || a.is_bool()) && (b.is_number() || b.is_bool())) return a.as_number() < b.as_number();
-  if (a.is_string() && b.is_string()) return a.as_string() < b.as_string();
-  fail(fmt::format("'<' is not supported between '{}' and '{}'", a.type_name(), b.type_name()));
-}
-
 class Renderer {
  public:
   Renderer(const std::string& name, Dict top) : name_(name) { scopes_.push_back(std::move(top)); }
@@ -336,10 +330,10 @@ class Renderer {
     const Value b = eval(*e.args[1]);
     if (op == "==") return Value(a == b);
     if (op == "!=") return Value(!(a == b));
-    if (op == "<") return Value(less_than(a, b));
-    if (op == ">") return Value(less_than(b, a));
-    if (op == "<=") return Value(!less_than(b, a));
-    if (op == ">=") return Value(!less_than(a, b));
+    if (op == "<") return Value(less(a, b));
+    if (op == ">") return Value(less(b, a));
+    if (op == "<=") return Value(!less(b, a));
+    if (op == ">=") return Value(!less(a, b));
     if (op == "in") return Value(contains(b, a));
     if (op == "not in") return Value(!contains(b, a));
     if (op == "~") return Value(a.str() + b.str());

@@ -43,11 +43,13 @@ text::ChatTemplate load_template(const Options& o, const fs::path& dir) {
     return text::ChatTemplate::from_file(o.template_file, dir / "tokenizer_config.json");
   }
   SKIFF_CHECK(fs::is_directory(dir), "nlp chat: model directory '{}' does not exist", o.model);
-  SKIFF_CHECK(!o.template_name.empty() || text::ChatTemplate::model_dir_has_template(dir),
+  if (!o.template_name.empty()) return text::ChatTemplate::from_model_dir(dir, o.template_name);
+  std::optional<text::ChatTemplate> found = text::ChatTemplate::find_in_model_dir(dir);
+  SKIFF_CHECK(found.has_value(),
               "nlp chat: {} has no chat template (no chat_template.jinja, and tokenizer_config.json has no "
               "chat_template): the model was not given a chat format; pass one with --template FILE.jinja",
               dir.string());
-  return text::ChatTemplate::from_model_dir(dir, o.template_name);
+  return std::move(*found);
 }
 
 // --set KEY=VALUE: VALUE as JSON when it parses (false, 3, "x", [1]), else as a string.

@@ -543,8 +543,8 @@ GgufWriter build_llama_gguf(const fs::path& dir, const GgufExportOptions& option
     add_tokenizer(w, dir / "tokenizer.json", c);
   // llama.cpp formats chats with the template under this key (parsed here, so a broken
   // template is refused now rather than in llama.cpp).
-  if (text::ChatTemplate::model_dir_has_template(dir))
-    w.add("tokenizer.chat_template", GgufValue::str(text::ChatTemplate::from_model_dir(dir).source()));
+  if (const std::optional<text::ChatTemplate> t = text::ChatTemplate::find_in_model_dir(dir))
+    w.add("tokenizer.chat_template", GgufValue::str(t->source()));
 
   // Tensors in llama.cpp's order: embedding, the blocks, output norm, head.
   std::map<std::string, Tensor> sd = model->state_dict();

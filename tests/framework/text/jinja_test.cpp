@@ -106,7 +106,7 @@ TEST_F(ChatTemplateFiles, ReadsTheTemplateAndSpecialTokensOfTokenizerConfig) {
   const ChatTemplate t = ChatTemplate::from_model_dir(dir_);
   EXPECT_EQ(t.render(kTwoTurns), "<s>[user]hi</s>[assistant]yo</s>[assistant]");
   EXPECT_EQ(t.render(kTwoTurns, {.add_generation_prompt = false}), "<s>[user]hi</s>[assistant]yo</s>");
-  EXPECT_TRUE(ChatTemplate::model_dir_has_template(dir_));
+  EXPECT_TRUE(ChatTemplate::find_in_model_dir(dir_).has_value());
 }
 
 TEST_F(ChatTemplateFiles, PicksANamedTemplateAndPrefersChatTemplateJinja) {
@@ -126,7 +126,7 @@ TEST_F(ChatTemplateFiles, PicksANamedTemplateAndPrefersChatTemplateJinja) {
 
 TEST_F(ChatTemplateFiles, ExplainsAMissingTemplateAndBadMessages) {
   write("tokenizer_config.json", R"({"eos_token": "</s>"})");
-  EXPECT_FALSE(ChatTemplate::model_dir_has_template(dir_));
+  EXPECT_FALSE(ChatTemplate::find_in_model_dir(dir_).has_value());
   try {
     ChatTemplate::from_model_dir(dir_);
     ADD_FAILURE() << "no error";
