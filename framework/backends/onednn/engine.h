@@ -1,6 +1,11 @@
 #pragma once
 /// \file engine.h
-/// The one oneDNN CPU engine the backend's kernels share.
+/// What the backend's oneDNN kernels share: the one CPU engine, and per thread a
+/// stream and a workspace for reordered tensors and scratchpads.
+
+#include <array>
+#include <cstddef>
+#include <memory>
 
 #include <dnnl.hpp>
 
@@ -12,5 +17,35 @@ namespace skiff::onednn {
 /// from call to call, kernels are generated often, and the hooks cost about 4% of
 /// a whole `skiff ocr` run.
 dnnl::engine& cpu_engine();
+
+/// This thread's stream on cpu_engine().
+dnnl::stream& thread_stream();
+
+/// Grow-only, 64-byte aligned buffers, one set per thread, for the memory a primitive
+/// needs only while it runs: reordered copies of its arguments and its scratchpads.
+/// One set serves every kernel of the backend (they do not nest), so a process holds
+/// the largest need of any one call rather than the sum over kernel kinds.
+class Workspace {
+ public:
+  /// Slots: which buffer a kernel wants. Two different slots never alias.
+  enum Slot : size_t { Src, Weights, Dst, Scratchpad, ReorderScratchpad, kSlots };
+
+  /// A buffer of at least `bytes` for `slot`, valid until the next get() of that slot.
+  /// \throws DeviceError when the allocation fails.
+  void* get(Slot slot, size_t bytes);
+
+ private:
+  struct Free {
+    void operator()(void* p) const;
+  };
+  struct Buffer {
+    std::unique_ptr<void, Free> data;
+    size_t size = 0;
+  };
+  std::array<Buffer, kSlots> buffers_;
+};
+
+/// This thread's workspace.
+Workspace& thread_workspace();
 
 }  // namespace skiff::onednn

@@ -146,9 +146,22 @@ void lower_interpolate(LoweringContext& c) {
   c.set_output(0, c.node("Resize", {c.value(0), "", c.constant(from_vector(scales))}, at), c.flags(0));
 }
 
+/// pixel_shuffle as Reshape -> Transpose -> Reshape (a 0 keeps the batch dim, which may be
+/// dynamic); DepthToSpace would cover square factors only.
+void lower_pixel_shuffle(LoweringContext& c) {
+  const int64_t rh = c.attrs().get_int("rh"), rw = c.attrs().get_int("rw");
+  const Shape& x = c.input(0).shape();
+  const int64_t ch = x[1] / (rh * rw), h = x[2], w = x[3];
+  std::string blocks = c.node("Reshape", {c.value(0), c.const_ints({0, ch, rh, rw, h, w})}, {});
+  std::string placed = c.node("Transpose", {blocks}, {{"perm", std::vector<int64_t>{0, 1, 4, 2, 5, 3}}});
+  DimFlags flags{c.flags(0)[0], kStatic, kStatic, kStatic};
+  c.set_output(0, c.node("Reshape", {placed, c.const_ints({0, ch, h * rh, w * rw})}, {}), flags);
+}
+
 }  // namespace
 
 SKIFF_REGISTER_LOWERING(conv2d, lower_conv2d);
+SKIFF_REGISTER_LOWERING(pixel_shuffle, lower_pixel_shuffle);
 SKIFF_REGISTER_LOWERING(max_pool2d, lower_max_pool2d);
 SKIFF_REGISTER_LOWERING(max_pool2d_values, lower_max_pool2d);
 SKIFF_REGISTER_LOWERING(avg_pool2d, lower_avg_pool2d);

@@ -1,7 +1,7 @@
 #pragma once
 /// \file resample.h
-/// Resampling and padding: interpolate (nearest / linear / bilinear) and pad
-/// (constant / reflect / replicate). Index computations match PyTorch's
+/// Resampling and padding: interpolate (nearest / linear / bilinear), pixel_shuffle
+/// and pad (constant / reflect / replicate). Index computations match PyTorch's
 /// F.interpolate and F.pad exactly, so models ported from PyTorch give the same
 /// numbers. Both are differentiable to any order.
 
@@ -56,5 +56,13 @@ Tensor interpolate(const Tensor& x, const InterpolateOptions& options);
 /// dim size, replicate padding of an empty dim, crops larger than the dim).
 Tensor pad(const Tensor& x, const std::vector<int64_t>& pads, const std::string& mode = "constant",
            double value = 0.0);
+
+/// Moves channels into spatial blocks: [N, C*rh*rw, H, W] -> [N, C, H*rh, W*rw] with
+/// out[n, c, h*rh + i, w*rw + j] = in[n, (c*rh + i)*rw + j, h, w] (PyTorch's F.pixel_shuffle
+/// with a factor per axis; ONNX DepthToSpace in CRD mode when rh == rw). Any dtype;
+/// differentiable to any order.
+/// \throws ShapeError if x is not 4-D or its channels are not divisible by rh * rw;
+/// ValueError for a factor < 1.
+Tensor pixel_shuffle(const Tensor& x, int64_t rh, int64_t rw);
 
 }  // namespace skiff

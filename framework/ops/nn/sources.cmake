@@ -6,4 +6,5 @@ list(APPEND SKIFF_OPS_SOURCES
   ops/nn/dropout.cpp
   ops/nn/interpolate.cpp
   ops/nn/pad.cpp
+  ops/nn/pixel_shuffle.cpp
 )

@@ -33,7 +33,9 @@ Tensor fixed_input(const Shape& shape) {
   return from_vector(v, shape);
 }
 
-std::string nanodet_path() { return zoo::fetch_file("nanodet-coco", "nanodet.json").string(); }
+// The whole model: the graph file names its weight shard, so fetching nanodet.json alone
+// failed on a fresh cache unless another test had pulled the model first.
+std::string nanodet_path() { return (zoo::ensure_model("nanodet-coco").dir / "nanodet.json").string(); }
 
 io::SafetensorsFile tfjs_outputs() {
   return io::load_safetensors(std::string(SKIFF_SOURCE_DIR) + "/tests/data/tfjs/nanodet_outputs.safetensors");

@@ -199,6 +199,27 @@ TEST(Trace, FunctionWithSeveralInputsAndOutputs) {
   EXPECT_EQ(g.outputs.at(1).name, "prod");
 }
 
+// A transposed convolution whose windows tile its output traces to MatMul + pixel_shuffle, and
+// pixel_shuffle with unequal factors to Reshape/Transpose/Reshape: both export with a dynamic batch.
+TEST(Trace, TilingConvTransposeAndPixelShuffleRoundTrip) {
+  Generator gen(12);
+  Tensor w = randn({4, 3, 2, 3}, DType::Float32, &gen), b = randn({3}, DType::Float32, &gen);
+  auto f = [&](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{pixel_shuffle(conv_transpose2d(in[0], w, b, {2, 3}), 1, 3)};
+  };
+  TraceOptions opt;
+  opt.dynamic_batch = true;
+  Graph g = trace(nullptr, f, {randn({2, 4, 3, 5}, DType::Float32, &gen)}, opt);
+  EXPECT_EQ(count_ops(g, "MatMul"), 1);
+  engine::Predictor p(import_onnx_bytes(export_onnx_bytes(g), "tiled"));
+  for (int64_t batch : {2, 3}) {
+    Tensor x = randn({batch, 4, 3, 5}, DType::Float32, &gen);
+    Tensor got = p.run(std::vector<Tensor>{x}).at(0), want = f({x}).at(0);
+    ASSERT_EQ(got.shape(), (Shape{batch, 1, 6, 45}));
+    EXPECT_LE(max_abs_diff(got, want), 1e-5) << "batch " << batch;
+  }
+}
+
 TEST(Trace, OutputThatIsAnInputGetsAnIdentity) {
   nn::Identity id;
   Graph g = trace(id, {randn({2, 3})});

@@ -268,15 +268,15 @@ TEST(Conv1dTest, MatchesNaiveLoops) {
                    {xl, wl});
 }
 
-// y[n, g*Og + o, i*s - p + ki*d, j*s - p + kj*d] += x[n, g*Cg + c, i, j] * w[g*Cg + c, o, ki, kj].
-Tensor naive_conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor* b, int64_t s, int64_t p,
+// y[n, g*Og + o, i*sh - p + ki*d, j*sw - p + kj*d] += x[n, g*Cg + c, i, j] * w[g*Cg + c, o, ki, kj].
+Tensor naive_conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor* b, int64_t sh, int64_t sw, int64_t p,
                               int64_t out_pad, int64_t d, int64_t groups) {
   auto xv = x.to_vector<double>();
   auto wv = w.to_vector<double>();
   const int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
   const int64_t Og = w.size(1), KH = w.size(2), KW = w.size(3), O = Og * groups, Cg = C / groups;
-  const int64_t OH = (H - 1) * s - 2 * p + d * (KH - 1) + out_pad + 1;
-  const int64_t OW = (W - 1) * s - 2 * p + d * (KW - 1) + out_pad + 1;
+  const int64_t OH = (H - 1) * sh - 2 * p + d * (KH - 1) + out_pad + 1;
+  const int64_t OW = (W - 1) * sw - 2 * p + d * (KW - 1) + out_pad + 1;
   std::vector<double> y(size_t(N * O * OH * OW), 0.0);
   for (int64_t n = 0; n < N; ++n)
     for (int64_t c = 0; c < C; ++c)
@@ -285,7 +285,7 @@ Tensor naive_conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor* b,
           for (int64_t o = 0; o < Og; ++o)
             for (int64_t ki = 0; ki < KH; ++ki)
               for (int64_t kj = 0; kj < KW; ++kj) {
-                int64_t oy = i * s - p + ki * d, ox = j * s - p + kj * d;
+                int64_t oy = i * sh - p + ki * d, ox = j * sw - p + kj * d;
                 if (oy < 0 || oy >= OH || ox < 0 || ox >= OW) continue;
                 int64_t oc = (c / Cg) * Og + o;
                 y[size_t(((n * O + oc) * OH + oy) * OW + ox)] +=
@@ -306,13 +306,37 @@ TEST(ConvTranspose2dTest, MatchesNaiveLoops) {
                         Case{{1, 3, 5, 5}, {3, 1, 3, 3}, 3, 1, 2, 1, 3}}) {
     Tensor x = rand_t(c.x, 17), w = rand_t(c.w, 18), b = rand_t({c.w[1] * c.groups}, 19);
     Tensor y = conv_transpose2d(x, w, b, {c.s}, {c.p}, {c.out_pad}, c.groups, {c.d});
-    expect_allclose(y, naive_conv_transpose2d(x, w, &b, c.s, c.p, c.out_pad, c.d, c.groups), 1e-12, 1e-12);
+    expect_allclose(y, naive_conv_transpose2d(x, w, &b, c.s, c.s, c.p, c.out_pad, c.d, c.groups), 1e-12, 1e-12);
     Tensor y32 = conv_transpose2d(to(x, DType::Float32), to(w, DType::Float32), to(b, DType::Float32), {c.s}, {c.p},
                                   {c.out_pad}, c.groups, {c.d});
-    expect_allclose(y32, naive_conv_transpose2d(x, w, &b, c.s, c.p, c.out_pad, c.d, c.groups), 1e-5, 1e-4);
+    expect_allclose(y32, naive_conv_transpose2d(x, w, &b, c.s, c.s, c.p, c.out_pad, c.d, c.groups), 1e-5, 1e-4);
   }
   EXPECT_THROW(conv_transpose2d(zeros({1, 2, 3, 3}), zeros({3, 2, 3, 3})), ShapeError);
   EXPECT_THROW(conv_transpose2d(zeros({1, 2, 3, 3}), zeros({2, 2, 3, 3}), std::nullopt, {2}, {0}, {2}), ValueError);
+}
+
+// Stride equal to the kernel (the DB head's 2x2 upsampling): each input pixel writes its own
+// block, which conv_transpose2d computes as a matrix product and a pixel shuffle.
+TEST(ConvTranspose2dTest, TilingWindowsMatchNaiveLoops) {
+  struct Case { Shape x, w; };
+  for (const Case& c : {Case{{2, 4, 3, 5}, {4, 3, 2, 2}}, Case{{1, 3, 4, 2}, {3, 2, 2, 3}},
+                        Case{{3, 2, 1, 1}, {2, 5, 3, 1}}, Case{{1, 24, 30, 26}, {24, 1, 2, 2}}}) {
+    const int64_t sh = c.w[2], sw = c.w[3];
+    Tensor x = rand_t(c.x, 23), w = rand_t(c.w, 24), b = rand_t({c.w[1]}, 25);
+    Tensor want = naive_conv_transpose2d(x, w, &b, sh, sw, 0, 0, 1, 1);
+    expect_allclose(conv_transpose2d(x, w, b, {sh, sw}), want, 1e-12, 1e-12);
+    Tensor y32 = conv_transpose2d(to(x, DType::Float32), to(w, DType::Float32), to(b, DType::Float32), {sh, sw});
+    expect_allclose(y32, want, 1e-5, 1e-4);
+    Tensor no_bias = naive_conv_transpose2d(x, w, nullptr, sh, sw, 0, 0, 1, 1);
+    expect_allclose(conv_transpose2d(x, w, std::nullopt, {sh, sw}), no_bias, 1e-12, 1e-12);
+  }
+}
+
+TEST(ConvTranspose2dTest, TilingWindowsGradcheck) {
+  Tensor x = rand_leaf({2, 3, 2, 3}, 26), w = rand_leaf({3, 2, 2, 3}, 27), b = rand_leaf({2}, 28);
+  auto f = [](const std::vector<Tensor>& in) { return conv_transpose2d(in[0], in[1], in[2], {2, 3}); };
+  expect_gradcheck(f, {x, w, b});
+  expect_gradgradcheck(f, {x, w, b});
 }
 
 TEST(ConvTranspose2dTest, Gradcheck) {

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "framework/ops/nn/resample.h"
 #include "tests/framework/ops/op_test_utils.h"
@@ -207,6 +208,61 @@ TEST(PadTest, Gradgradcheck) {
       Tensor y = pad(in[0], {1, 2, 2, 1}, mode);
       return mul(y, y);
     }, {x});
+}
+
+// ---- pixel_shuffle ----
+
+// The definition as views: [N, C, rh, rw, H, W] -> [N, C, H, rh, W, rw].
+Tensor shuffle_by_views(const Tensor& x, int64_t rh, int64_t rw) {
+  const int64_t n = x.size(0), c = x.size(1) / (rh * rw), h = x.size(2), w = x.size(3);
+  Tensor blocks = permute(reshape(x, {n, c, rh, rw, h, w}), {0, 1, 4, 2, 5, 3});
+  return reshape(contiguous(blocks), {n, c, h * rh, w * rw});
+}
+
+TEST(PixelShuffleTest, KnownValuesOfOneBlock) {
+  // Four channels become one 2x2 block per input pixel, in channel order row by row.
+  Tensor x = from_vector(std::vector<float>{1, 2, 3, 4}, {1, 4, 1, 1});
+  Tensor y = pixel_shuffle(x, 2, 2);
+  EXPECT_EQ(y.shape(), (Shape{1, 1, 2, 2}));
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{1, 2, 3, 4}));
+}
+
+TEST(PixelShuffleTest, MatchesViewCompositeForEveryFactorAndDtype) {
+  struct Case { Shape x; int64_t rh, rw; };
+  for (const Case& c : {Case{{2, 12, 3, 5}, 2, 3}, Case{{1, 8, 4, 4}, 2, 2}, Case{{3, 3, 2, 7}, 3, 1},
+                        Case{{1, 2, 1, 1}, 1, 2}, Case{{1, 16, 40, 96}, 2, 2}}) {
+    Generator gen(11);
+    Tensor x = rand(c.x, DType::Float64, &gen, -1.0, 1.0);
+    expect_allclose(pixel_shuffle(x, c.rh, c.rw), shuffle_by_views(x, c.rh, c.rw), 0, 0);
+    // Any dtype: a permutation moves bytes, so integers and halves are exact too.
+    for (DType dt : {DType::Int8, DType::Float16, DType::Float32, DType::Int64, DType::Complex128}) {
+      Tensor xt = to(mul(x, 100.0), dt);
+      Tensor got = pixel_shuffle(xt, c.rh, c.rw), want = shuffle_by_views(xt, c.rh, c.rw);
+      ASSERT_EQ(got.dtype(), dt);
+      ASSERT_EQ(got.shape(), want.shape());
+      EXPECT_EQ(std::memcmp(got.data_ptr(), want.data_ptr(), size_t(got.numel() * got.itemsize())), 0)
+          << dtype_name(dt) << " " << fmt::format("{}", c.x);
+    }
+  }
+  // A non-contiguous input gives the same result as its contiguous copy.
+  Generator gen(12);
+  Tensor x = transpose(rand({1, 8, 5, 3}, DType::Float64, &gen, -1.0, 1.0), 2, 3);
+  expect_allclose(pixel_shuffle(x, 2, 2), shuffle_by_views(contiguous(x), 2, 2), 0, 0);
+}
+
+TEST(PixelShuffleTest, RejectsBadArguments) {
+  EXPECT_THROW(pixel_shuffle(zeros({4, 2, 2}), 2, 2), ShapeError);
+  EXPECT_THROW(pixel_shuffle(zeros({1, 6, 2, 2}), 2, 2), ShapeError);
+  EXPECT_THROW(pixel_shuffle(zeros({1, 4, 2, 2}), 0, 2), ValueError);
+}
+
+TEST(PixelShuffleTest, GradcheckAndGradgradcheck) {
+  Tensor x = rand_leaf({2, 6, 2, 3}, 13);
+  expect_gradcheck([](const std::vector<Tensor>& in) { return pixel_shuffle(in[0], 3, 2); }, {x});
+  expect_gradgradcheck([](const std::vector<Tensor>& in) {
+    Tensor y = pixel_shuffle(in[0], 2, 3);
+    return mul(y, y);
+  }, {x});
 }
 
 }  // namespace

@@ -42,39 +42,6 @@ using dt = dnnl::memory::data_type;
 
 enum class ConvKind : int64_t { Forward, ForwardBias, BackwardData, BackwardWeights };
 
-
-// ---- workspace: grow-only, 64-byte aligned, one set per thread ---------------------------
-
-struct AlignedFree {
-  void operator()(void* p) const { std::free(p); }
-};
-
-class Workspace {
- public:
-  void* get(size_t slot, size_t bytes) {
-    Buffer& b = buffers_[slot];
-    if (b.size < bytes) {
-      size_t rounded = (bytes + 63) / 64 * 64;
-      b.data.reset(std::aligned_alloc(64, rounded));
-      SKIFF_CHECK_T(DeviceError, b.data != nullptr, "conv2d (onednn): out of memory allocating {} bytes", rounded);
-      b.size = rounded;
-    }
-    return b.data.get();
-  }
-
- private:
-  struct Buffer {
-    std::unique_ptr<void, AlignedFree> data;
-    size_t size = 0;
-  };
-  std::array<Buffer, 5> buffers_;
-};
-
-Workspace& thread_workspace() {
-  thread_local Workspace ws;
-  return ws;
-}
-
 // ---- plans ---------------------------------------------------------------------------------
 
 /// One tensor argument of a primitive: its layout in skiff (user) and in the primitive, and the
@@ -232,20 +199,20 @@ void run_plan(const ConvPlan& plan, const std::array<void*, 3>& user_ptrs, const
   num_threads();  // applies SKIFF_NUM_THREADS to the OpenMP pool oneDNN runs on
   if (plan.zero_src_first) std::memset(user_ptrs[0], 0, src_bytes);
   dnnl::engine& eng = cpu_engine();
-  thread_local dnnl::stream stream(cpu_engine());
+  dnnl::stream& stream = thread_stream();
   Workspace& ws = thread_workspace();
   std::array<dnnl::memory, 3> user_mem, prim_mem;
   for (size_t i = 0; i < 3; ++i) {
     const Slot& s = plan.slots[i];
     user_mem[i] = dnnl::memory(s.user, eng, user_ptrs[i]);
-    prim_mem[i] = s.reorder ? dnnl::memory(s.prim, eng, ws.get(i, s.prim.get_size())) : user_mem[i];
+    prim_mem[i] = s.reorder ? dnnl::memory(s.prim, eng, ws.get(Workspace::Slot(i), s.prim.get_size())) : user_mem[i];
   }
   auto run_reorder = [&](size_t i, bool to_prim) {
     const Slot& s = plan.slots[i];
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_FROM, to_prim ? user_mem[i] : prim_mem[i]},
                                                {DNNL_ARG_TO, to_prim ? prim_mem[i] : user_mem[i]}};
     if (s.reorder_scratch.get_size() > 0)
-      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(s.reorder_scratch, eng, ws.get(4, s.reorder_scratch.get_size())));
+      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(s.reorder_scratch, eng, ws.get(Workspace::ReorderScratchpad, s.reorder_scratch.get_size())));
     s.reorder->execute(stream, args);
   };
   for (size_t i = 0; i < 3; ++i)
@@ -254,7 +221,7 @@ void run_plan(const ConvPlan& plan, const std::array<void*, 3>& user_ptrs, const
   for (size_t i = 0; i < 3; ++i) args.emplace(plan.slots[i].arg, prim_mem[i]);
   if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(plan.bias, eng, const_cast<void*>(bias)));
   if (plan.scratch.get_size() > 0)
-    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(plan.scratch, eng, ws.get(3, plan.scratch.get_size())));
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(plan.scratch, eng, ws.get(Workspace::Scratchpad, plan.scratch.get_size())));
   plan.prim.execute(stream, args);
   if (plan.slots[size_t(plan.output_slot)].reorder) run_reorder(size_t(plan.output_slot), false);
   stream.wait();

@@ -40,7 +40,7 @@ using nn_detail::Conv2dParams;
 using tag = dnnl::memory::format_tag;
 using dt = dnnl::memory::data_type;
 
-
+// Packed weights live as long as their cache entry, so they are not workspace buffers.
 struct AlignedFree {
   void operator()(void* p) const { std::free(p); }
 };
@@ -51,36 +51,6 @@ AlignedBuffer aligned_buffer(size_t bytes) {
   AlignedBuffer b(std::aligned_alloc(64, rounded == 0 ? 64 : rounded));
   SKIFF_CHECK_T(DeviceError, b != nullptr, "fused conv2d (onednn): out of memory allocating {} bytes", rounded);
   return b;
-}
-
-/// Grow-only per-thread buffers: 0 src, 1 dst, 2 conv scratchpad, 3 reorder scratchpad.
-class Workspace {
- public:
-  void* get(size_t slot, size_t bytes) {
-    Buffer& b = buffers_[slot];
-    if (b.size < bytes) {
-      b.data = aligned_buffer(bytes);
-      b.size = bytes;
-    }
-    return b.data.get();
-  }
-
- private:
-  struct Buffer {
-    AlignedBuffer data;
-    size_t size = 0;
-  };
-  std::array<Buffer, 4> buffers_;
-};
-
-Workspace& thread_workspace() {
-  thread_local Workspace ws;
-  return ws;
-}
-
-dnnl::stream& thread_stream() {
-  thread_local dnnl::stream stream(cpu_engine());
-  return stream;
 }
 
 dnnl::primitive_attr user_scratchpad_attr() {
@@ -335,7 +305,7 @@ void run_reorder(const dnnl::reorder& r, const dnnl::memory::desc& scratch, dnnl
                  Workspace& ws) {
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
   if (scratch.get_size() > 0)
-    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratch, cpu_engine(), ws.get(3, scratch.get_size())));
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratch, cpu_engine(), ws.get(Workspace::ReorderScratchpad, scratch.get_size())));
   r.execute(thread_stream(), args);
 }
 
@@ -366,10 +336,10 @@ void fused_conv2d_onednn(const KernelContext& c) {
     std::shared_ptr<void> wei = packed_weights(*plan, w);
     dnnl::memory src_user(plan->src_user, eng, x.data_ptr());
     dnnl::memory dst_user(plan->dst_user, eng, c.outputs[0].data_ptr());
-    dnnl::memory src = plan->src_reorder ? dnnl::memory(plan->src_prim, eng, ws.get(0, plan->src_prim.get_size()))
+    dnnl::memory src = plan->src_reorder ? dnnl::memory(plan->src_prim, eng, ws.get(Workspace::Src, plan->src_prim.get_size()))
                                          : src_user;
     dnnl::memory dst = plan->dst_out_reorder
-                           ? dnnl::memory(plan->dst_prim, eng, ws.get(1, plan->dst_prim.get_size()))
+                           ? dnnl::memory(plan->dst_prim, eng, ws.get(Workspace::Dst, plan->dst_prim.get_size()))
                            : dst_user;
     if (plan->src_reorder) run_reorder(*plan->src_reorder, plan->src_reorder_scratch, src_user, src, ws);
     if (with_sum) {
@@ -386,7 +356,7 @@ void fused_conv2d_onednn(const KernelContext& c) {
                                                {DNNL_ARG_DST, dst}};
     if (with_bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(plan->bias, eng, c.inputs[2].data_ptr()));
     if (plan->scratch.get_size() > 0)
-      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(plan->scratch, eng, ws.get(2, plan->scratch.get_size())));
+      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(plan->scratch, eng, ws.get(Workspace::Scratchpad, plan->scratch.get_size())));
     plan->prim.execute(thread_stream(), args);
     for (const dnnl::eltwise_forward& step : plan->after)
       step.execute(thread_stream(), {{DNNL_ARG_SRC, dst}, {DNNL_ARG_DST, dst}});
