@@ -3,7 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <malloc.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "apps/skiff/commands.h"
@@ -12,7 +15,26 @@
 #include "framework/core/threading.h"
 #include "skiff/build_info.h"
 
+namespace {
+
+/// glibc maps every allocation above 128 KiB afresh and unmaps it on free, until a large
+/// free raises that threshold on its own. A decoded image, its resized copy and a
+/// reorder buffer per image then fault in fresh pages for every image of a folder.
+/// Keeping blocks up to 16 MiB in the heap (and trimming only above 64 MiB free)
+/// reuses them: `skiff ocr` over 40 mixed images, 99k -> 78k page faults. Tensors
+/// have their own cache (framework/tensor/cpu_allocator.h). Settings in
+/// GLIBC_TUNABLES win, as the user asked for them.
+void tune_malloc() {
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (tunables && std::string_view(tunables).find("glibc.malloc.") != std::string_view::npos) return;
+  mallopt(M_MMAP_THRESHOLD, 16 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  tune_malloc();
   CLI::App app{"skiff: a deep-learning toolkit (framework core, OCR and other task suites)", "skiff"};
   app.set_version_flag("--version", std::string("skiff ") + SKIFF_VERSION);
   app.require_subcommand(1);

@@ -11,6 +11,7 @@
 /// shape and dtype say, and the graph is in topological order.
 
 #include <string>
+#include <string_view>
 
 #include "framework/graph/ir.h"
 
@@ -28,7 +29,7 @@ struct OnnxImportOptions {
 Graph import_onnx(const std::string& path, const OnnxImportOptions& options = {});
 
 /// Parses an in-memory ModelProto; `name` is used in messages, `base_dir` for external data.
-Graph import_onnx_bytes(const std::string& bytes, const std::string& name, const std::string& base_dir = ".",
+Graph import_onnx_bytes(std::string_view bytes, const std::string& name, const std::string& base_dir = ".",
                         const OnnxImportOptions& options = {});
 
 /// ONNX TensorProto.DataType code <-> DType. \throws NotImplementedError for types skiff lacks.

@@ -40,13 +40,15 @@ class Storage {
 };
 
 /// CPU caching allocator statistics (for `skiff info` and tests).
+/// (framework/tensor/cpu_allocator.h explains how it works.)
 struct AllocatorStats {
   int64_t allocated_bytes = 0;   ///< bytes currently handed out
-  int64_t cached_bytes = 0;      ///< bytes held in free lists
+  int64_t cached_bytes = 0;      ///< bytes held free for reuse (including untouched segment tails)
+  int64_t reserved_bytes = 0;    ///< bytes obtained from the system and not given back
   int64_t num_system_allocs = 0; ///< calls that reached the system allocator
 };
 AllocatorStats cpu_allocator_stats();
-/// Returns every cached block to the system.
+/// Returns cached small blocks and entirely free segments to the system.
 void cpu_allocator_empty_cache();
 
 }  // namespace skiff
