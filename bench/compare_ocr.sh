@@ -7,12 +7,14 @@
 # models cached, timed here the same way for both).
 #   bench/compare_ocr.sh [IMAGE ...]        default: assets/samples/ocr_sample.png +
 #                                           SYNTH synthetic images (skiff ocr synth)
+#   MIXED=1 bench/compare_ocr.sh            the 40-image mixed folder of
+#                                           bench/ocr_mixed_folder.sh (photos, pages, lines)
 #   env: THREADS (1,2), REPEAT (5 timed runs per image), WARMUP (1), COLD (3 cold
 #        starts per side and thread count), SYNTH (5), SEED (7),
 #        SKIFF_BIN (build/bin/skiff), WHOLE (1: also the whole-process table)
 # Whole process: one `skiff ocr IMAGES --json` process against one ocr_pipeline.mjs
 # process over the same images (models cached), each run once per thread count:
-# wall, user and system CPU seconds and peak RSS (getrusage of the child), as a
+# wall, user and system CPU seconds, peak RSS and minor page faults (getrusage of the child), as a
 # user running a folder sees them. The peer runs with the fair-peer environment
 # (bench/peer_env.sh).
 # Stage boundaries differ slightly: skiff's det includes DB post-processing and
@@ -43,7 +45,10 @@ ORT_ARGS=(--det "$DET" --rec "$REC_DIR/ch_PP-OCRv4_rec_infer.onnx" --cls "$CLS" 
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 IMAGES=("$@")
-if [ ${#IMAGES[@]} -eq 0 ]; then
+if [ ${#IMAGES[@]} -eq 0 ] && [ "${MIXED:-0}" = 1 ]; then
+  SKIFF_BIN="$SKIFF_BIN" bench/ocr_mixed_folder.sh "$OUT/mixed" >/dev/null
+  IMAGES=("$OUT"/mixed/*)
+elif [ ${#IMAGES[@]} -eq 0 ]; then
   IMAGES=(assets/samples/ocr_sample.png)
   if [ "$SYNTH" -gt 0 ]; then
     "$SKIFF_BIN" ocr synth "$OUT/synth" --count "$SYNTH" --seed "$SEED" 2>/dev/null
@@ -65,7 +70,8 @@ cold() {
 }
 
 touch "$OUT/cold.tsv"
-# whole TAG THREADS CMD...: one run of CMD; appends TAG, threads, wall s, user s, sys s, peak RSS MB.
+# whole TAG THREADS CMD...: one run of CMD; appends TAG, threads, wall s, user s, sys s, peak RSS MB,
+# minor page faults.
 whole() {
   local tag="$1" t="$2"; shift 2
   python3 - "$tag" "$t" "$@" >> "$OUT/whole.tsv" <<'PY'
@@ -75,7 +81,7 @@ t0 = time.monotonic()
 subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
 wall = time.monotonic() - t0
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(f"{tag}\t{t}\t{wall:.2f}\t{r.ru_utime:.2f}\t{r.ru_stime:.2f}\t{r.ru_maxrss / 1024:.0f}")
+print(f"{tag}\t{t}\t{wall:.2f}\t{r.ru_utime:.2f}\t{r.ru_stime:.2f}\t{r.ru_maxrss / 1024:.0f}\t{r.ru_minflt}")
 PY
 }
 touch "$OUT/whole.tsv"
@@ -103,8 +109,8 @@ uptime >&2
 
 if [ -s "$OUT/whole.tsv" ]; then
   echo "whole process over ${#IMAGES[@]} images (one run each; CPU seconds from getrusage)"
-  printf '%-8s%4s%9s%9s%9s%10s%10s\n' side thr wall_s user_s sys_s sys_% rss_MB
-  awk -F'\t' '{printf "%-8s%4s%9s%9s%9s%9.1f%%%10s\n", $1, $2, $3, $4, $5, 100 * $5 / $3, $6}' "$OUT/whole.tsv"
+  printf '%-8s%4s%9s%9s%9s%10s%10s%10s\n' side thr wall_s user_s sys_s sys_% rss_MB minflt
+  awk -F'\t' '{printf "%-8s%4s%9s%9s%9s%9.1f%%%10s%10s\n", $1, $2, $3, $4, $5, 100 * $5 / $3, $6, $7}' "$OUT/whole.tsv"
   awk -F'\t' '{w[$1 FS $2] = $3; r[$1 FS $2] = $6; t[$2] = 1}
     END {for (k in t) if ((("ort" FS k) in w) && (("skiff" FS k) in w))
       printf "threads %s: wall skiff/ORT %.2f, peak RSS skiff/ORT %.2f\n", k, w["skiff" FS k] / w["ort" FS k], r["skiff" FS k] / r["ort" FS k]}' "$OUT/whole.tsv"
@@ -121,6 +127,11 @@ const S = load(sPath), O = load(oPath);
 const median = (v) => {
   const a = [...v].sort((x, y) => x - y), n = a.length;
   return n ? (n % 2 ? a[(n - 1) / 2] : 0.5 * (a[n / 2 - 1] + a[n / 2])) : undefined;
+};
+// Nearest-rank 90th percentile.
+const p90 = (v) => {
+  const a = [...v].sort((x, y) => x - y);
+  return a.length ? a[Math.ceil(0.9 * a.length) - 1] : undefined;
 };
 const cold = {};
 for (const l of lines(coldPath)) {
@@ -145,6 +156,8 @@ for (const t of threads) {
   // medians of per-image det+post (stage boundaries differ between the two)
   const dp = (rows) => median(rows.filter((r) => r.threads === t && r.image !== '(median)').map((r) => r.det_ms + r.post_ms));
   row('det+post', t, dp(S), dp(O));
+  const e2e = (rows) => rows.filter((r) => r.threads === t && r.image !== '(median)').map((r) => r.e2e_ms);
+  row('e2e p90 (per image)', t, p90(e2e(S)), p90(e2e(O)));
   row('sum of images e2e', t, a.sum_e2e_ms, b.sum_e2e_ms);
   row('pipeline load', t, a.load_ms, b.load_ms);
   row('first run', t, a.first_run_ms, b.first_run_ms);
