@@ -15,6 +15,11 @@ skiff_add_test(skiff_config_test SOURCES framework/config/config_test.cpp framew
 skiff_add_test(skiff_backend_cpu_test
   SOURCES framework/backends/vec_f32_test.cpp framework/registry_completeness_test.cpp
   DEPS skiff_framework)
+if(SKIFF_WITH_ONEDNN)
+  skiff_add_test(skiff_backend_onednn_test
+    SOURCES framework/backends/blocked_layout_test.cpp
+    DEPS skiff_framework skiff_backend_onednn DNNL::dnnl)
+endif()
 # Model zoo: a loopback HTTP server (cpp-httplib) injects faults; libarchive builds hostile archives.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)

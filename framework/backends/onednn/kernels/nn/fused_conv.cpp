@@ -27,6 +27,7 @@
 
 #include "framework/backends/onednn/engine.h"
 #include "framework/backends/onednn/dnnl_check.h"
+#include "framework/backends/onednn/blocked_layout.h"
 #include "framework/backends/onednn/fused_conv.h"
 #include "framework/backends/onednn/kernels/nn/conv_dims.h"
 #include "framework/core/threading.h"
@@ -100,14 +101,22 @@ std::tuple<dnnl::algorithm, float, float> eltwise_of(const Step& s) {
 
 // ---- fused convolution plans -------------------------------------------------------------------
 
+/// A layout change between a skiff tensor and a primitive's argument: a plain loop for NCHW <->
+/// nChw16c (blocked_layout.h: no JIT kernel per shape), else a oneDNN reorder.
+struct Reorder {
+  BlockedReorder loop = BlockedReorder::None;
+  std::optional<dnnl::reorder> prim;
+  dnnl::memory::desc scratch;
+  explicit operator bool() const { return loop != BlockedReorder::None || prim.has_value(); }
+};
+
 struct FusedConvPlan {
   dnnl::convolution_forward prim;
   /// Chain steps the convolution primitive could not take as post-ops (Winograd plans), run in
   /// place on its destination, in order.
   std::vector<dnnl::eltwise_forward> after;
   dnnl::memory::desc scratch, bias, src_user, src_prim, wei_user, wei_prim, dst_user, dst_prim, res_user;
-  std::optional<dnnl::reorder> src_reorder, dst_in_reorder, dst_out_reorder;
-  dnnl::memory::desc src_reorder_scratch, dst_in_scratch, dst_out_scratch;
+  Reorder src_reorder, dst_in_reorder, dst_out_reorder;
   bool with_sum = false;
 };
 
@@ -133,13 +142,16 @@ PlanKey make_key(const Conv2dParams& p, bool with_bias, const std::vector<Step>&
   return k;
 }
 
-std::optional<dnnl::reorder> make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to,
-                                          dnnl::memory::desc& scratch) {
-  if (from == to) return std::nullopt;
+Reorder make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+  Reorder r;
+  if (from == to) return r;
+  r.loop = blocked_reorder_kind(from, to);
+  if (r.loop != BlockedReorder::None) return r;
   dnnl::engine& eng = cpu_engine();
   dnnl::reorder::primitive_desc pd(eng, from, eng, to, user_scratchpad_attr());
-  scratch = pd.scratchpad_desc();
-  return dnnl::reorder(pd);
+  r.scratch = pd.scratchpad_desc();
+  r.prim = dnnl::reorder(pd);
+  return r;
 }
 
 /// Whether to run a fused conv as Winograd F(4x4, 3x3) (oneDNN's jit_wino_4x3, AVX-512 only): 2.25x
@@ -217,9 +229,9 @@ std::optional<FusedConvPlan> build_plan(const Conv2dParams& p, bool with_bias, c
   plan.scratch = pd.scratchpad_desc();
   plan.prim = dnnl::convolution_forward(pd);
   if (wino) plan.after = eltwise_steps(chain, plan.dst_prim);
-  plan.src_reorder = make_reorder(plan.src_user, plan.src_prim, plan.src_reorder_scratch);
-  plan.dst_out_reorder = make_reorder(plan.dst_prim, plan.dst_user, plan.dst_out_scratch);
-  if (with_sum) plan.dst_in_reorder = make_reorder(plan.res_user, plan.dst_prim, plan.dst_in_scratch);
+  plan.src_reorder = make_reorder(plan.src_user, plan.src_prim);
+  plan.dst_out_reorder = make_reorder(plan.dst_prim, plan.dst_user);
+  if (with_sum) plan.dst_in_reorder = make_reorder(plan.res_user, plan.dst_prim);
   return plan;
 }
 
@@ -301,12 +313,17 @@ std::shared_ptr<void> packed_weights(const FusedConvPlan& plan, const Tensor& w)
   return data;
 }
 
-void run_reorder(const dnnl::reorder& r, const dnnl::memory::desc& scratch, dnnl::memory& from, dnnl::memory& to,
-                 Workspace& ws) {
+void run_reorder(const Reorder& r, dnnl::memory& from, dnnl::memory& to, Workspace& ws) {
+  if (r.loop != BlockedReorder::None) {
+    run_blocked_reorder(r.loop, static_cast<const float*>(from.get_data_handle()), static_cast<float*>(to.get_data_handle()),
+                        from.get_desc().dims());
+    return;
+  }
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
-  if (scratch.get_size() > 0)
-    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratch, cpu_engine(), ws.get(Workspace::ReorderScratchpad, scratch.get_size())));
-  r.execute(thread_stream(), args);
+  if (r.scratch.get_size() > 0)
+    args.emplace(DNNL_ARG_SCRATCHPAD,
+                 dnnl::memory(r.scratch, cpu_engine(), ws.get(Workspace::ReorderScratchpad, r.scratch.get_size())));
+  r.prim->execute(thread_stream(), args);
 }
 
 void fused_conv2d_onednn(const KernelContext& c) {
@@ -341,12 +358,12 @@ void fused_conv2d_onednn(const KernelContext& c) {
     dnnl::memory dst = plan->dst_out_reorder
                            ? dnnl::memory(plan->dst_prim, eng, ws.get(Workspace::Dst, plan->dst_prim.get_size()))
                            : dst_user;
-    if (plan->src_reorder) run_reorder(*plan->src_reorder, plan->src_reorder_scratch, src_user, src, ws);
+    if (plan->src_reorder) run_reorder(plan->src_reorder, src_user, src, ws);
     if (with_sum) {
       const Tensor& r = c.inputs[3];
       if (plan->dst_in_reorder) {
         dnnl::memory res(plan->res_user, eng, r.data_ptr());
-        run_reorder(*plan->dst_in_reorder, plan->dst_in_scratch, res, dst, ws);
+        run_reorder(plan->dst_in_reorder, res, dst, ws);
       } else {
         std::memcpy(dst.get_data_handle(), r.data_ptr(), plan->res_user.get_size());
       }
@@ -360,7 +377,7 @@ void fused_conv2d_onednn(const KernelContext& c) {
     plan->prim.execute(thread_stream(), args);
     for (const dnnl::eltwise_forward& step : plan->after)
       step.execute(thread_stream(), {{DNNL_ARG_SRC, dst}, {DNNL_ARG_DST, dst}});
-    if (plan->dst_out_reorder) run_reorder(*plan->dst_out_reorder, plan->dst_out_scratch, dst, dst_user, ws);
+    if (plan->dst_out_reorder) run_reorder(plan->dst_out_reorder, dst, dst_user, ws);
     thread_stream().wait();
   });
 }
@@ -411,13 +428,9 @@ void unblock_onednn(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
   const Tensor& y = c.outputs[0];
   SKIFF_CHECK(x.dim() == 5 && y.dim() == 4 && x.is_contiguous(), "skiff_unblock: expected a 5-D blocked input");
-  num_threads();
-  dnnl::engine& eng = cpu_engine();
   const dnnl::memory::dims dims{y.size(0), y.size(1), y.size(2), y.size(3)};
-  dnnl::memory from(dnnl::memory::desc(dims, dt::f32, tag::nChw16c), eng, x.data_ptr());
-  dnnl::memory to(dnnl::memory::desc(dims, dt::f32, tag::nchw), eng, y.data_ptr());
-  dnnl::reorder(from, to).execute(thread_stream(), from, to);
-  thread_stream().wait();
+  run_blocked_reorder(BlockedReorder::Unblock, static_cast<const float*>(x.data_ptr()), static_cast<float*>(y.data_ptr()),
+                      dims);
 }
 
 }  // namespace
