@@ -204,6 +204,15 @@ class Allocator {
     return b;
   }
 
+  // Called with mu_ held: b takes over the bytes of the block after it, which is deleted.
+  static void absorb_next(Block* b) {
+    Block* n = b->next;
+    b->size += n->size;
+    b->next = n->next;
+    if (n->next) n->next->prev = b;
+    delete n;
+  }
+
   // Called with mu_ held: marks the block free and merges it with free neighbours.
   void release_large(Block* b) {
     stats_.allocated_bytes -= int64_t(b->size);
@@ -211,21 +220,13 @@ class Allocator {
     SKIFF_POISON(b->ptr, b->size);
     b->free = true;
     if (b->prev && b->prev->free) {
-      Block* p = b->prev;
-      free_.erase(p);
-      p->size += b->size;
-      p->next = b->next;
-      if (b->next) b->next->prev = p;
-      delete b;
-      b = p;
+      b = b->prev;
+      free_.erase(b);  // before its size changes: free_ is ordered by size
+      absorb_next(b);
     }
     if (b->next && b->next->free) {
-      Block* n = b->next;
-      free_.erase(n);
-      b->size += n->size;
-      b->next = n->next;
-      if (n->next) n->next->prev = b;
-      delete n;
+      free_.erase(b->next);
+      absorb_next(b);
     }
     free_.insert(b);
   }
