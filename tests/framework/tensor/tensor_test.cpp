@@ -106,6 +106,18 @@ TEST(TensorTest, CachingAllocatorGivesOversizedSegmentsBack) {
   EXPECT_EQ(cpu_allocator_stats().reserved_bytes, before);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+// Cached blocks stay mapped, so without poisoning a read through a dangling tensor pointer
+// would go unnoticed in the sanitizer build.
+TEST(TensorTest, CachedMemoryIsPoisonedUnderAsan) {
+  for (int64_t n : {int64_t(1000), int64_t(1) << 20}) {  // a small and a large (carved) block
+    float* p = nullptr;
+    { Tensor t = empty({n}); p = static_cast<float*>(t.data_ptr()); }
+    EXPECT_DEATH({ volatile float v = p[n / 2]; (void)v; }, "use-after-poison") << n;
+  }
+}
+#endif
+
 // Threads allocating and freeing large blocks at once each keep their own bytes.
 TEST(TensorTest, CachingAllocatorIsThreadSafe) {
   std::vector<std::thread> threads;
