@@ -17,8 +17,10 @@ struct ImportOptions {
   bool require_supported_ops = true;
 };
 
-/// Imports `path` by its format: a TF.js model.json, else ONNX.
-/// \throws what import_onnx / import_tfjs throw.
+/// Imports `path` by its format: a TF.js model.json, else ONNX. A directory names the
+/// model in it: its inference.onnx, else its only .onnx file, else its TF.js model.json.
+/// \throws ValueError for a directory with none or several .onnx files; what
+///         import_onnx / import_tfjs throw.
 Graph import_model(const std::string& path, const ImportOptions& options = {});
 
 }  // namespace skiff::graph

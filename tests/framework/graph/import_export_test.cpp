@@ -7,6 +7,7 @@
 
 #include "framework/engine/predictor.h"
 #include "framework/graph/onnx_export.h"
+#include "framework/graph/model_import.h"
 #include "framework/graph/onnx_import.h"
 #include "framework/core/rng.h"
 #include "framework/ops/ops.h"
@@ -75,6 +76,24 @@ TEST(OnnxImportExport, ExportIsAtomicAndReadable) {
   EXPECT_EQ(entries, 1u) << "temporary files left behind";
   Graph back = import_onnx(file.string());
   EXPECT_EQ(back.nodes.size(), 3u);
+  fs::remove_all(dir);
+}
+
+// A directory names the model in it, as PaddleOCR's *_model_dir flags and `skiff export` use them.
+TEST(OnnxImportExport, DirectoryNamesTheModelInside) {
+  fs::path dir = fs::temp_directory_path() / "skiff_graph_model_dir_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string msg = error_of([&] { import_model(dir.string()); });
+  EXPECT_EQ(msg.rfind("ValueError", 0), 0u) << msg;  // bad input, exit 2
+  EXPECT_NE(msg.find("without a model"), std::string::npos) << msg;
+  export_onnx(small_conv_graph(), (dir / "b.onnx").string());
+  EXPECT_EQ(import_model(dir.string()).nodes.size(), 3u);  // the only .onnx file
+  export_onnx(small_conv_graph(), (dir / "a.onnx").string());
+  msg = error_of([&] { import_model(dir.string()); });
+  EXPECT_NE(msg.find("a.onnx, b.onnx"), std::string::npos) << msg;
+  export_onnx(small_conv_graph(), (dir / "inference.onnx").string());
+  EXPECT_EQ(import_model(dir.string()).nodes.size(), 3u);  // inference.onnx wins
   fs::remove_all(dir);
 }
 
