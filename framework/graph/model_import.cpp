@@ -13,8 +13,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The model a directory holds: inference.onnx (the layout `skiff export` and PaddleOCR's
-// *_model_dir use), else its only .onnx file, else its TF.js model.json.
 std::string model_file_in(const fs::path& dir) {
   if (fs::is_regular_file(dir / "inference.onnx")) return (dir / "inference.onnx").string();
   std::vector<std::string> onnx;
@@ -32,9 +30,13 @@ std::string model_file_in(const fs::path& dir) {
 
 }  // namespace
 
-Graph import_model(const std::string& path, const ImportOptions& options) {
+std::string model_file(const std::string& path) {
   std::error_code ec;
-  const std::string file = fs::is_directory(path, ec) ? model_file_in(path) : path;
+  return fs::is_directory(path, ec) ? model_file_in(path) : path;
+}
+
+Graph import_model(const std::string& path, const ImportOptions& options) {
+  const std::string file = model_file(path);
   if (is_tfjs_model(file)) return import_tfjs(file, TfjsImportOptions{options.require_supported_ops});
   return import_onnx(file, OnnxImportOptions{options.require_supported_ops});
 }

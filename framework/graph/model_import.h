@@ -17,10 +17,14 @@ struct ImportOptions {
   bool require_supported_ops = true;
 };
 
-/// Imports `path` by its format: a TF.js model.json, else ONNX. A directory names the
-/// model in it: its inference.onnx, else its only .onnx file, else its TF.js model.json.
-/// \throws ValueError for a directory with none or several .onnx files; what
-///         import_onnx / import_tfjs throw.
+/// The model file `path` names: `path` itself, or for a directory the model in it: its
+/// inference.onnx (the layout of `skiff export` and PaddleOCR's *_model_dir), else its
+/// only .onnx file, else its TF.js model.json.
+/// \throws ValueError for a directory with none or several .onnx files.
+std::string model_file(const std::string& path);
+
+/// Imports model_file(path) by its format: a TF.js model.json, else ONNX.
+/// \throws what model_file / import_onnx / import_tfjs throw.
 Graph import_model(const std::string& path, const ImportOptions& options = {});
 
 }  // namespace skiff::graph

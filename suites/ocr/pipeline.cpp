@@ -10,6 +10,7 @@
 #include "framework/data/image_io.h"
 #include "framework/io/file.h"
 #include "framework/engine/predictor.h"
+#include "framework/graph/model_import.h"
 #include "framework/zoo/zoo.h"
 #include "suites/ocr/box_order.h"
 #include "suites/ocr/crop.h"
@@ -69,9 +70,10 @@ cv::Mat to_bgr8(const cv::Mat& image) {
 Pipeline::Pipeline(PipelineConfig config) : config_(std::move(config)) {
   // An exported detector carries its input-size rule, normalization and thresholds in inference.yml.
   if (config_.read_det_inference_config) apply_det_inference_config(config_);
-  // PaddleOCR's *_model_dir flags name a directory: take the exported model inside it.
+  // PaddleOCR's *_model_dir flags name a directory: take the exported model inside it (its
+  // inference.yml and dictionary are looked up beside that file).
   for (std::string* m : {&config_.det_model, &config_.rec_model, &config_.cls_model})
-    if (fs::is_directory(*m) && fs::exists(fs::path(*m) / "inference.onnx")) *m = (fs::path(*m) / "inference.onnx").string();
+    if (fs::is_directory(*m)) *m = graph::model_file(*m);
   SKIFF_CHECK(config_.rec_batch > 0 && config_.cls_batch > 0, "ocr: batch sizes must be positive");
   det_ = load_model("text detection", config_.det_model);
   rec_ = load_model("text recognition", config_.rec_model);

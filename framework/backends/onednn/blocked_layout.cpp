@@ -1,7 +1,6 @@
 #include "framework/backends/onednn/blocked_layout.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "framework/core/threading.h"
 

@@ -3,7 +3,7 @@
 /// Resampling and padding: interpolate (nearest / linear / bilinear), pixel_shuffle
 /// and pad (constant / reflect / replicate). Index computations match PyTorch's
 /// F.interpolate and F.pad exactly, so models ported from PyTorch give the same
-/// numbers. Both are differentiable to any order.
+/// numbers. All are differentiable to any order.
 
 #include <cstdint>
 #include <string>

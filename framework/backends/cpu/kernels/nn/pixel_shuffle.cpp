@@ -2,8 +2,6 @@
 // are interleaved into it, reading each source row once and in order. Rows are independent, so
 // they split across threads. Any dtype (a permutation moves bytes); the input is made contiguous.
 // Reference: the reshape/permute composite in tests/framework/ops/nn/resample_test.cpp; exact.
-#include <cstring>
-
 #include "framework/backends/cpu/loops.h"
 #include "framework/core/threading.h"
 

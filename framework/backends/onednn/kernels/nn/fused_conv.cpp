@@ -17,7 +17,6 @@
 #include <omp.h>
 
 #include <array>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -40,19 +39,6 @@ namespace {
 using nn_detail::Conv2dParams;
 using tag = dnnl::memory::format_tag;
 using dt = dnnl::memory::data_type;
-
-// Packed weights live as long as their cache entry, so they are not workspace buffers.
-struct AlignedFree {
-  void operator()(void* p) const { std::free(p); }
-};
-using AlignedBuffer = std::unique_ptr<void, AlignedFree>;
-
-AlignedBuffer aligned_buffer(size_t bytes) {
-  size_t rounded = (bytes + 63) / 64 * 64;
-  AlignedBuffer b(std::aligned_alloc(64, rounded == 0 ? 64 : rounded));
-  SKIFF_CHECK_T(DeviceError, b != nullptr, "fused conv2d (onednn): out of memory allocating {} bytes", rounded);
-  return b;
-}
 
 dnnl::primitive_attr user_scratchpad_attr() {
   dnnl::primitive_attr attr;
@@ -304,7 +290,9 @@ std::shared_ptr<void> packed_weights(const FusedConvPlan& plan, const Tensor& w)
     cache.erase(it);
   }
   if (cache.size() >= kMaxEntries) cache.clear();
-  std::shared_ptr<void> data(aligned_buffer(plan.wei_prim.get_size()).release(), AlignedFree{});
+  // From the tensor allocator, as long-lived as the cache entry (an alias keeps the storage alive).
+  std::shared_ptr<Storage> packed = Storage::allocate(int64_t(plan.wei_prim.get_size()), kCPU);
+  std::shared_ptr<void> data(packed, packed->data());
   dnnl::engine& eng = cpu_engine();
   dnnl::memory from(plan.wei_user, eng, w.data_ptr()), to(plan.wei_prim, eng, data.get());
   dnnl::reorder(from, to).execute(thread_stream(), from, to);
