@@ -5,6 +5,7 @@
 #include <cstring>
 #include <numbers>
 #include <opencv2/core.hpp>
+#include <opencv2/core/parallel/backend/parallel_for.openmp.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "framework/core/error.h"
@@ -15,9 +16,16 @@
 namespace skiff::data {
 
 namespace {
-// OpenCV runs resizes and warps on its own (TBB) workers, which spin between
-// calls: they follow skiff's thread count, so `--threads 1` keeps one core busy.
-const bool kOpenCvFollowsThreadCount = (add_thread_count_listener([](int n) { cv::setNumThreads(n); }), true);
+// OpenCV's resizes and warps run on skiff's OpenMP threads, not on Debian
+// OpenCV's own TBB workers: those spun (sched_yield) between calls on the cores
+// the model kernels' OpenMP threads needed, a second pool the size of the first
+// (--threads 2 over 40 images: 4k sched_yield calls, ~10% of wall in system time).
+// OpenCV follows skiff's thread count, so `--threads 1` keeps one core busy.
+const bool kOpenCvOnSkiffThreads = [] {
+  cv::parallel::setParallelForBackend(std::make_shared<cv::parallel::openmp::ParallelForBackend>());
+  add_thread_count_listener([](int n) { cv::setNumThreads(n); });
+  return true;
+}();
 }  // namespace
 namespace vision {
 namespace fs = std::filesystem;
