@@ -17,7 +17,7 @@ skiff_add_test(skiff_backend_cpu_test
   DEPS skiff_framework)
 if(SKIFF_WITH_ONEDNN)
   skiff_add_test(skiff_backend_onednn_test
-    SOURCES framework/backends/blocked_layout_test.cpp
+    SOURCES framework/backends/blocked_layout_test.cpp framework/backends/blocked_conv_test.cpp
     DEPS skiff_framework skiff_backend_onednn DNNL::dnnl)
 endif()
 # Model zoo: a loopback HTTP server (cpp-httplib) injects faults; libarchive builds hostile archives.

@@ -28,7 +28,7 @@ dnnl::stream& thread_stream();
 class Workspace {
  public:
   /// Slots: which buffer a kernel wants. Two different slots never alias.
-  enum Slot : size_t { Src, Weights, Dst, Scratchpad, ReorderScratchpad, kSlots };
+  enum Slot : size_t { Src, Weights, Dst, Scratchpad, ReorderScratchpad, Residual, kSlots };
 
   /// A buffer of at least `bytes` for `slot`, valid until the next get() of that slot.
   /// \throws DeviceError when the allocation fails.

@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -28,6 +29,7 @@
 #include "framework/backends/onednn/dnnl_check.h"
 #include "framework/backends/onednn/blocked_layout.h"
 #include "framework/backends/onednn/fused_conv.h"
+#include "framework/backends/onednn/kernels/nn/blocked_conv.h"
 #include "framework/backends/onednn/kernels/nn/conv_dims.h"
 #include "framework/core/threading.h"
 #include "framework/ops/nn/conv_params.h"
@@ -48,13 +50,8 @@ dnnl::primitive_attr user_scratchpad_attr() {
 
 // ---- post-op chain ---------------------------------------------------------------------------
 
-struct Step {
-  PostOpKind kind;
-  float alpha, beta;
-};
-
-std::vector<Step> read_chain(const Attrs& a) {
-  std::vector<Step> chain;
+std::vector<PostStep> read_chain(const Attrs& a) {
+  std::vector<PostStep> chain;
   if (!a.has("post_kinds")) return chain;
   const auto& kinds = a.get_ints("post_kinds");
   const auto& alpha = a.get_floats("post_alpha");
@@ -71,7 +68,7 @@ std::vector<Step> read_chain(const Attrs& a) {
 }
 
 /// The oneDNN eltwise algorithm and its (alpha, beta) for a non-Sum step.
-std::tuple<dnnl::algorithm, float, float> eltwise_of(const Step& s) {
+std::tuple<dnnl::algorithm, float, float> eltwise_of(const PostStep& s) {
   switch (s.kind) {
     case PostOpKind::Relu: return {dnnl::algorithm::eltwise_relu, 0.f, 0.f};
     case PostOpKind::LeakyRelu: return {dnnl::algorithm::eltwise_relu, s.alpha, 0.f};  // alpha: negative slope
@@ -115,12 +112,12 @@ struct Layouts {
   bool dst_blocked = false;
 };
 
-PlanKey make_key(const Conv2dParams& p, bool with_bias, const std::vector<Step>& chain, Layouts lay) {
+PlanKey make_key(const Conv2dParams& p, bool with_bias, const std::vector<PostStep>& chain, Layouts lay) {
   PlanKey k{double(p.n), double(p.c), double(p.h), double(p.w), double(p.o), double(p.kh), double(p.kw),
             double(p.oh), double(p.ow), double(p.sh), double(p.sw), double(p.ph), double(p.pw), double(p.dh),
             double(p.dw), double(p.groups), double(omp_get_max_threads()), double(with_bias),
             double(lay.src_blocked), double(lay.dst_blocked)};
-  for (const Step& s : chain) {
+  for (const PostStep& s : chain) {
     k.push_back(double(int64_t(s.kind)));
     k.push_back(s.alpha);
     k.push_back(s.beta);
@@ -147,17 +144,17 @@ Reorder make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& t
 /// at 26x26, 1.6-1.9x slower at 13x13 (kernels/nn/conv.cpp measured 1.5-2x slower with 16
 /// channels). Whole channel blocks only: the chain then runs on the result without padded
 /// channels. Results differ from direct convolution by rounding only.
-bool prefer_winograd(const Conv2dParams& p, const std::vector<Step>& chain) {
-  for (const Step& s : chain)
+bool prefer_winograd(const Conv2dParams& p, const std::vector<PostStep>& chain) {
+  for (const PostStep& s : chain)
     if (s.kind == PostOpKind::Sum) return false;  // keeps the chain order simple: eltwise steps only
   return p.groups == 1 && p.kh == 3 && p.kw == 3 && p.sh == 1 && p.sw == 1 && p.dh == 1 && p.dw == 1 &&
          p.c >= 32 && p.o >= 32 && p.o % kBlock == 0 && p.n * p.oh * p.ow >= 26 * 26;
 }
 
 /// In-place eltwise primitives on `md` for the steps of `chain` (no Sum step).
-std::vector<dnnl::eltwise_forward> eltwise_steps(const std::vector<Step>& chain, const dnnl::memory::desc& md) {
+std::vector<dnnl::eltwise_forward> eltwise_steps(const std::vector<PostStep>& chain, const dnnl::memory::desc& md) {
   std::vector<dnnl::eltwise_forward> steps;
-  for (const Step& s : chain) {
+  for (const PostStep& s : chain) {
     auto [alg, alpha, beta] = eltwise_of(s);
     dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, alg, md, alpha, beta);
     steps.emplace_back(dnnl::eltwise_forward::primitive_desc(d, cpu_engine()));
@@ -167,7 +164,7 @@ std::vector<dnnl::eltwise_forward> eltwise_steps(const std::vector<Step>& chain,
 
 /// The plan of one fused conv with convolution algorithm `algo`; a Winograd plan takes no post-ops
 /// (jit_wino_4x3 rejects leaky relu and most other steps) and runs the chain after the convolution.
-std::optional<FusedConvPlan> build_plan(const Conv2dParams& p, bool with_bias, const std::vector<Step>& chain,
+std::optional<FusedConvPlan> build_plan(const Conv2dParams& p, bool with_bias, const std::vector<PostStep>& chain,
                                         Layouts lay, dnnl::algorithm algo) {
   const bool wino = algo == dnnl::algorithm::convolution_winograd;
   using dims = dnnl::memory::dims;
@@ -182,8 +179,8 @@ std::optional<FusedConvPlan> build_plan(const Conv2dParams& p, bool with_bias, c
   dnnl::primitive_attr attr = user_scratchpad_attr();
   dnnl::post_ops ops;
   bool with_sum = false;
-  const std::vector<Step> post = wino ? std::vector<Step>{} : chain;  // the steps fused into the conv
-  for (const Step& s : post) {
+  const std::vector<PostStep> post = wino ? std::vector<PostStep>{} : chain;  // the steps fused into the conv
+  for (const PostStep& s : post) {
     if (s.kind == PostOpKind::Sum) {
       with_sum = true;
       ops.append_sum(1.f);
@@ -221,7 +218,7 @@ std::optional<FusedConvPlan> build_plan(const Conv2dParams& p, bool with_bias, c
   return plan;
 }
 
-std::shared_ptr<const FusedConvPlan> get_plan(const Conv2dParams& p, bool with_bias, const std::vector<Step>& chain,
+std::shared_ptr<const FusedConvPlan> get_plan(const Conv2dParams& p, bool with_bias, const std::vector<PostStep>& chain,
                                               Layouts lay) {
   static std::mutex mu;
   static std::map<PlanKey, std::shared_ptr<const FusedConvPlan>> cache;
@@ -258,27 +255,14 @@ struct PackedWeights {
   std::shared_ptr<void> data;
 };
 
-/// The weights of `w` in `plan`'s layout: `w` itself when the layouts agree, else a cached copy.
-std::shared_ptr<void> packed_weights(const FusedConvPlan& plan, const Tensor& w) {
-  if (plan.wei_user == plan.wei_prim) return std::shared_ptr<void>(w.data_ptr(), [](void*) {});
+/// The weights of `w` in another layout: `pack` writes them (`bytes` bytes) once per weight
+/// storage, version and `layout_key`; later calls get the cached copy.
+std::shared_ptr<void> cached_weights(const Tensor& w, std::vector<int64_t> layout_key, size_t bytes,
+                                     const std::function<void(void*)>& pack) {
   static std::mutex mu;
   // Keyed by the weight pointer and the target layout (which depends on the geometry).
   static std::map<std::pair<const void*, std::vector<int64_t>>, PackedWeights> cache;
   constexpr size_t kMaxEntries = 4096;
-  std::vector<int64_t> layout_key;
-  {
-    const auto& dims = plan.wei_prim.dims();
-    layout_key.assign(dims.begin(), dims.end());
-    layout_key.push_back(int64_t(plan.wei_prim.get_size()));
-    // Two layouts of one size: distinguish by the blocking, read through the C API descriptor.
-    const dnnl_memory_desc_t& c = plan.wei_prim.data;
-    layout_key.push_back(c.format_desc.blocking.inner_nblks);
-    for (int i = 0; i < c.format_desc.blocking.inner_nblks; ++i) {
-      layout_key.push_back(c.format_desc.blocking.inner_blks[i]);
-      layout_key.push_back(c.format_desc.blocking.inner_idxs[i]);
-    }
-    for (int i = 0; i < c.ndims; ++i) layout_key.push_back(c.format_desc.blocking.strides[i]);
-  }
   const std::shared_ptr<Storage>& storage = w.storage();
   const uint32_t version = storage->version();
   std::lock_guard<std::mutex> lock(mu);
@@ -291,14 +275,34 @@ std::shared_ptr<void> packed_weights(const FusedConvPlan& plan, const Tensor& w)
   }
   if (cache.size() >= kMaxEntries) cache.clear();
   // From the tensor allocator, as long-lived as the cache entry (an alias keeps the storage alive).
-  std::shared_ptr<Storage> packed = Storage::allocate(int64_t(plan.wei_prim.get_size()), kCPU);
+  std::shared_ptr<Storage> packed = Storage::allocate(int64_t(bytes), kCPU);
   std::shared_ptr<void> data(packed, packed->data());
-  dnnl::engine& eng = cpu_engine();
-  dnnl::memory from(plan.wei_user, eng, w.data_ptr()), to(plan.wei_prim, eng, data.get());
-  dnnl::reorder(from, to).execute(thread_stream(), from, to);
-  thread_stream().wait();
+  pack(data.get());
   cache.emplace(std::move(key), PackedWeights{storage, version, data});
   return data;
+}
+
+/// The weights of `w` in `plan`'s layout: `w` itself when the layouts agree, else a cached copy.
+std::shared_ptr<void> packed_weights(const FusedConvPlan& plan, const Tensor& w) {
+  if (plan.wei_user == plan.wei_prim) return std::shared_ptr<void>(w.data_ptr(), [](void*) {});
+  std::vector<int64_t> layout_key;
+  const auto& dims = plan.wei_prim.dims();
+  layout_key.assign(dims.begin(), dims.end());
+  layout_key.push_back(int64_t(plan.wei_prim.get_size()));
+  // Two layouts of one size: distinguish by the blocking, read through the C API descriptor.
+  const dnnl_memory_desc_t& c = plan.wei_prim.data;
+  layout_key.push_back(c.format_desc.blocking.inner_nblks);
+  for (int i = 0; i < c.format_desc.blocking.inner_nblks; ++i) {
+    layout_key.push_back(c.format_desc.blocking.inner_blks[i]);
+    layout_key.push_back(c.format_desc.blocking.inner_idxs[i]);
+  }
+  for (int i = 0; i < c.ndims; ++i) layout_key.push_back(c.format_desc.blocking.strides[i]);
+  return cached_weights(w, std::move(layout_key), plan.wei_prim.get_size(), [&](void* to_ptr) {
+    dnnl::engine& eng = cpu_engine();
+    dnnl::memory from(plan.wei_user, eng, w.data_ptr()), to(plan.wei_prim, eng, to_ptr);
+    dnnl::reorder(from, to).execute(thread_stream(), from, to);
+    thread_stream().wait();
+  });
 }
 
 void run_reorder(const Reorder& r, dnnl::memory& from, dnnl::memory& to, Workspace& ws) {
@@ -314,13 +318,48 @@ void run_reorder(const Reorder& r, dnnl::memory& from, dnnl::memory& to, Workspa
   r.prim->execute(thread_stream(), args);
 }
 
+/// A pointwise or depthwise fused conv on blocked_conv.h's loops (no primitive, whatever the
+/// geometry). NCHW arguments are blocked (and the result unblocked) with the blocked_layout loops.
+void fused_conv2d_loops(const KernelContext& c, const Conv2dParams& p, const std::vector<PostStep>& chain,
+                        Layouts lay, bool with_bias, bool with_sum) {
+  Workspace& ws = thread_workspace();
+  const Tensor& w = c.inputs[1];
+  const dnnl::memory::dims in_dims{p.n, p.c, p.h, p.w}, out_dims{p.n, p.o, p.oh, p.ow};
+  const auto blocked_bytes = [](const dnnl::memory::dims& d) {
+    return size_t(d[0] * ((d[1] + kBlock - 1) / kBlock) * kBlock * d[2] * d[3]) * sizeof(float);
+  };
+  BlockedConvArgs args;
+  args.src = c.inputs[0].data<float>();
+  if (!lay.src_blocked) {
+    auto* blocked = static_cast<float*>(ws.get(Workspace::Src, blocked_bytes(in_dims)));
+    run_blocked_reorder(BlockedReorder::Block, args.src, blocked, in_dims);
+    args.src = blocked;
+  }
+  if (with_sum) {
+    auto* blocked = static_cast<float*>(ws.get(Workspace::Residual, blocked_bytes(out_dims)));
+    run_blocked_reorder(BlockedReorder::Block, c.inputs[3].data<float>(), blocked, out_dims);
+    args.residual = blocked;
+  }
+  float* out = c.outputs[0].data<float>();
+  args.dst = lay.dst_blocked ? out : static_cast<float*>(ws.get(Workspace::Dst, blocked_bytes(out_dims)));
+  const size_t packed_floats = blocked_conv_packed_floats(p);
+  // A negative first number keeps these keys apart from the oneDNN layouts' (dims first).
+  std::shared_ptr<void> packed =
+      cached_weights(w, {-1, int64_t(blocked_conv_kind(p)), p.o, p.c, p.kh, p.kw}, packed_floats * sizeof(float),
+                     [&](void* to) { pack_blocked_conv_weights(p, w.data<float>(), static_cast<float*>(to)); });
+  args.weights = static_cast<const float*>(packed.get());
+  args.bias = with_bias ? c.inputs[2].data<float>() : nullptr;
+  run_blocked_conv(p, args, chain);
+  if (!lay.dst_blocked) run_blocked_reorder(BlockedReorder::Unblock, args.dst, out, out_dims);
+}
+
 void fused_conv2d_onednn(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
   const Tensor& w = c.inputs[1];
   const bool with_bias = c.inputs.size() > 2 && c.inputs[2].defined();
-  std::vector<Step> chain = read_chain(c.attrs);
+  std::vector<PostStep> chain = read_chain(c.attrs);
   bool with_sum = false;
-  for (const Step& s : chain) with_sum |= s.kind == PostOpKind::Sum;
+  for (const PostStep& s : chain) with_sum |= s.kind == PostOpKind::Sum;
   SKIFF_CHECK(!with_sum || (c.inputs.size() > 3 && c.inputs[3].defined()),
               "skiff_fused_conv2d: a Sum post-op needs the residual as input 3");
   for (size_t i = 0; i < c.inputs.size(); ++i)
@@ -331,6 +370,10 @@ void fused_conv2d_onednn(const KernelContext& c) {
   // A blocked input [N, ceil(C / 16), H, W, 16] holds C = weight.size(1) * groups channels.
   const Shape logical_x = lay.src_blocked ? Shape{x.size(0), w.size(1) * groups, x.size(2), x.size(3)} : x.shape();
   Conv2dParams p = Conv2dParams::from(logical_x, w.shape(), c.attrs);
+  if (blocked_conv_kind(p) != BlockedConvKind::None) {
+    fused_conv2d_loops(c, p, chain, lay, with_bias, with_sum);
+    return;
+  }
   std::shared_ptr<const FusedConvPlan> plan;
   if (p.n > 0 && p.c > 0 && p.o > 0) plan = get_plan(p, with_bias, chain, lay);
   if (!plan) SKIFF_THROW(NotImplementedError, "skiff_fused_conv2d: oneDNN has no kernel for this geometry");
@@ -372,7 +415,7 @@ void fused_conv2d_onednn(const KernelContext& c) {
 
 // ---- eltwise chain -------------------------------------------------------------------------
 
-dnnl::eltwise_forward eltwise_primitive(const Step& s, int64_t numel) {
+dnnl::eltwise_forward eltwise_primitive(const PostStep& s, int64_t numel) {
   static std::mutex mu;
   static std::map<std::array<double, 5>, dnnl::eltwise_forward> cache;
   auto [alg, alpha, beta] = eltwise_of(s);
@@ -391,7 +434,7 @@ dnnl::eltwise_forward eltwise_primitive(const Step& s, int64_t numel) {
 void eltwise_chain_onednn(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
   SKIFF_CHECK(x.is_contiguous(), "skiff_eltwise_chain: input must be contiguous");
-  std::vector<Step> chain = read_chain(c.attrs);
+  std::vector<PostStep> chain = read_chain(c.attrs);
   const int64_t numel = x.numel();
   if (numel == 0) return;
   if (chain.empty()) {

@@ -1,0 +1,397 @@
+#include "framework/backends/onednn/kernels/nn/blocked_conv.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "framework/core/cpu_features.h"
+#include "framework/core/error.h"
+#include "framework/core/threading.h"
+
+// The 64-byte vectors below never cross a call boundary (every helper is always_inline into
+// the per-ISA entry points), so GCC's note about their ABI without AVX-512 does not apply.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace skiff::onednn {
+
+using nn_detail::Conv2dParams;
+
+namespace {
+
+// One channel block: a single AVX-512 register, two AVX2 ones, four SSE ones. The loop bodies
+// are compiled once per ISA (run_blocked_conv picks the entry points at the end).
+typedef float v16 __attribute__((vector_size(64)));
+typedef int32_t m16 __attribute__((vector_size(64)));
+
+[[gnu::always_inline]] inline v16 load(const float* p) {
+  v16 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+[[gnu::always_inline]] inline void store(float* p, v16 v) { std::memcpy(p, &v, sizeof v); }
+// x - 0 is x for every float (signed zeros too), so this is a plain broadcast.
+[[gnu::always_inline]] inline v16 splat(float x) { return x - v16{}; }
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// What every tile of one call shares.
+struct Job {
+  const float* src;
+  const float* weights;
+  const float* bias;  // ceil(O / 16) * 16 floats, zero past O
+  const float* residual;
+  float* dst;
+  const PostStep* chain;
+  size_t chain_len;
+  m16 last_lanes;  // lanes of the last output block that hold channels (the rest are written 0)
+  int64_t out_blocks;
+  // Pointwise: `images` of `pixels` pixels; element (pixel, channel block) of an image at
+  // pixel * 16 + block * blk (src: x_*, dst and residual: y_*).
+  int64_t images, pixels, c, x_image, x_blk, y_image, y_blk;
+  // Depthwise.
+  const Conv2dParams* p;
+};
+
+[[gnu::always_inline]] inline v16 finish(v16 v, const Job& job, int64_t block, const float* res) {
+  for (size_t i = 0; i < job.chain_len; ++i) {
+    const PostStep& s = job.chain[i];
+    switch (s.kind) {
+      case PostOpKind::Relu: v = v > 0.f ? v : splat(0.f); break;
+      case PostOpKind::LeakyRelu: v = v > 0.f ? v : v * s.alpha; break;
+      case PostOpKind::Clip:
+        v = v < s.alpha ? splat(s.alpha) : v;
+        v = v > s.beta ? splat(s.beta) : v;
+        break;
+      case PostOpKind::HardSwish: {
+        v16 t = v + 3.f;
+        t = t < 0.f ? splat(0.f) : t;
+        t = t > 6.f ? splat(6.f) : t;
+        v = v * t / 6.f;
+        break;
+      }
+      case PostOpKind::Linear: v = v * s.alpha + s.beta; break;
+      case PostOpKind::Logistic:
+        for (int j = 0; j < 16; ++j) v[j] = 1.f / (1.f + std::exp(-v[j]));
+        break;
+      case PostOpKind::Swish:
+        for (int j = 0; j < 16; ++j) v[j] = v[j] / (1.f + std::exp(-s.alpha * v[j]));
+        break;
+      case PostOpKind::Sum: v += load(res); break;
+    }
+  }
+  // Padded channels stay zero (a Linear or Clip step would move them).
+  if (block == job.out_blocks - 1) v = job.last_lanes ? v : splat(0.f);
+  return v;
+}
+
+// ---- pointwise -----------------------------------------------------------------------------
+
+/// Input channel k of one channel block into the sums of R pixels times OBT output blocks: the
+/// input value is broadcast once and multiplied into OBT weight vectors.
+template <int OBT, int R>
+[[gnu::always_inline]] inline void pointwise_step(v16 (&acc)[OBT][R], const float* xb, const float* const (&wb)[OBT],
+                                                  int k) {
+  v16 wv[OBT];
+  #pragma GCC unroll 16
+  for (int o = 0; o < OBT; ++o) wv[o] = load(wb[o] + k * 16);
+  #pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    const float xv = xb[r * 16 + k];
+    #pragma GCC unroll 16
+    for (int o = 0; o < OBT; ++o) acc[o][r] += xv * wv[o];
+  }
+}
+
+/// R pixels from `pixel` of one image times OBT output blocks from `ob`, all sums in registers.
+template <int OBT, int R>
+[[gnu::always_inline]] inline void pointwise_tile(const Job& j, int64_t image, int64_t ob, int64_t pixel) {
+  const float* x = j.src + image * j.x_image + pixel * 16;
+  v16 acc[OBT][R];
+  #pragma GCC unroll 16
+  for (int o = 0; o < OBT; ++o) {
+    const v16 b = load(j.bias + (ob + o) * 16);
+    #pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) acc[o][r] = b;
+  }
+  for (int64_t cb = 0; cb * 16 < j.c; ++cb) {
+    const float* xb = x + cb * j.x_blk;
+    const float* wb[OBT];
+    #pragma GCC unroll 16
+    for (int o = 0; o < OBT; ++o) wb[o] = j.weights + ((ob + o) * j.c + cb * 16) * 16;
+    const int64_t channels = std::min<int64_t>(16, j.c - cb * 16);
+    if (channels == 16) {
+      #pragma GCC unroll 16
+      for (int k = 0; k < 16; ++k) pointwise_step<OBT, R>(acc, xb, wb, k);
+    } else {
+      for (int k = 0; k < channels; ++k) pointwise_step<OBT, R>(acc, xb, wb, k);
+    }
+  }
+  #pragma GCC unroll 16
+  for (int o = 0; o < OBT; ++o)
+    #pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      const int64_t at = image * j.y_image + (pixel + r) * 16 + (ob + o) * j.y_blk;
+      store(j.dst + at, finish(acc[o][r], j, ob + o, j.residual ? j.residual + at : nullptr));
+    }
+}
+
+/// The last `count` (< R) pixels of a run: the tile of exactly that width.
+template <int OBT, int R>
+[[gnu::always_inline]] inline void pointwise_tail(const Job& j, int64_t image, int64_t ob, int64_t pixel,
+                                                  int64_t count) {
+  if constexpr (R > 0) {
+    if (count == R) pointwise_tile<OBT, R>(j, image, ob, pixel);
+    else pointwise_tail<OBT, R - 1>(j, image, ob, pixel, count);
+  }
+}
+
+/// Work items [begin, end) of (image, tile of R pixels, group of OBT output blocks), in that
+/// order: a tile's inputs (R x C floats) stay in L1 while every group's weights stream past
+/// (contiguous, from L2), so the input is read from memory once.
+template <int OBT, int R>
+[[gnu::always_inline]] inline void pointwise_items(const Job& j, int64_t begin, int64_t end) {
+  const int64_t groups = ceil_div(j.out_blocks, OBT), tiles = ceil_div(j.pixels, R);
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t group = item % groups, tile = (item / groups) % tiles, image = item / (tiles * groups);
+    const int64_t ob = group * OBT, pixel = tile * R, count = std::min<int64_t>(R, j.pixels - pixel);
+    if (ob + OBT <= j.out_blocks) {
+      if (count == R) pointwise_tile<OBT, R>(j, image, ob, pixel);
+      else pointwise_tail<OBT, R - 1>(j, image, ob, pixel, count);
+    } else {  // an odd last block
+      for (int64_t o = ob; o < j.out_blocks; ++o) {
+        if (count == R) pointwise_tile<1, R>(j, image, o, pixel);
+        else pointwise_tail<1, R - 1>(j, image, o, pixel, count);
+      }
+    }
+  }
+}
+
+// ---- depthwise -----------------------------------------------------------------------------
+
+/// R outputs of one row from column `ox`, every tap inside the input (no bounds checks).
+template <int R>
+[[gnu::always_inline]] inline void depthwise_tile(const Job& j, const float* plane, const float* w, v16 b,
+                                                  int64_t oy, int64_t ox, float* out) {
+  const Conv2dParams& p = *j.p;
+  v16 acc[R];
+  #pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) acc[r] = b;
+  for (int64_t ky = 0; ky < p.kh; ++ky) {
+    const int64_t iy = oy * p.sh - p.ph + ky * p.dh;
+    if (iy < 0 || iy >= p.h) continue;
+    const float* row = plane + iy * p.w * 16;
+    for (int64_t kx = 0; kx < p.kw; ++kx) {
+      const v16 wv = load(w + (ky * p.kw + kx) * 16);
+      const float* in = row + (ox * p.sw - p.pw + kx * p.dw) * 16;
+      #pragma GCC unroll 16
+      for (int r = 0; r < R; ++r) acc[r] += load(in + r * p.sw * 16) * wv;
+    }
+  }
+  #pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) store(out + (ox + r) * 16, acc[r]);
+}
+
+/// depthwise_tile for column stride 1, column dilation 1 and a KW-wide window: each input column is loaded
+/// once and multiplied into the up to KW outputs that read it (R + KW - 1 loads per window row
+/// instead of R * KW).
+template <int R, int KW>
+[[gnu::always_inline]] inline void depthwise_tile_s1(const Job& j, const float* plane, const float* w, v16 b,
+                                                     int64_t oy, int64_t ox, float* out) {
+  const Conv2dParams& p = *j.p;
+  v16 acc[R];
+  #pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) acc[r] = b;
+  for (int64_t ky = 0; ky < p.kh; ++ky) {
+    const int64_t iy = oy * p.sh - p.ph + ky * p.dh;  // rows may be strided (PP-OCR rec: stride 2 x 1)
+    if (iy < 0 || iy >= p.h) continue;
+    const float* in = plane + (iy * p.w + ox - p.pw) * 16;
+    v16 wv[KW];
+    #pragma GCC unroll 16
+    for (int kx = 0; kx < KW; ++kx) wv[kx] = load(w + (ky * KW + kx) * 16);
+    #pragma GCC unroll 32
+    for (int i = 0; i < R + KW - 1; ++i) {
+      const v16 xv = load(in + i * 16);
+      #pragma GCC unroll 16
+      for (int kx = 0; kx < KW; ++kx)
+        if (i - kx >= 0 && i - kx < R) acc[i - kx] += xv * wv[kx];
+    }
+  }
+  #pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) store(out + (ox + r) * 16, acc[r]);
+}
+
+/// One output at column `ox` near an edge: taps outside the input are skipped.
+[[gnu::always_inline]] inline void depthwise_edge(const Job& j, const float* plane, const float* w, v16 b, int64_t oy,
+                                                  int64_t ox, float* out) {
+  const Conv2dParams& p = *j.p;
+  v16 acc = b;
+  for (int64_t ky = 0; ky < p.kh; ++ky) {
+    const int64_t iy = oy * p.sh - p.ph + ky * p.dh;
+    if (iy < 0 || iy >= p.h) continue;
+    for (int64_t kx = 0; kx < p.kw; ++kx) {
+      const int64_t ix = ox * p.sw - p.pw + kx * p.dw;
+      if (ix < 0 || ix >= p.w) continue;
+      acc += load(plane + (iy * p.w + ix) * 16) * load(w + (ky * p.kw + kx) * 16);
+    }
+  }
+  store(out + ox * 16, acc);
+}
+
+/// Output rows [begin, end) of (image, channel block, row), interior columns R at a time
+/// (depthwise_tile_s1<R, KW> when KW > 0, else depthwise_tile<R>).
+template <int R, int KW>
+[[gnu::always_inline]] inline void depthwise_rows(const Job& j, int64_t begin, int64_t end) {
+  const Conv2dParams& p = *j.p;
+  // Columns whose whole window lies inside the input: [lo, hi].
+  const int64_t lo = ceil_div(p.pw, p.sw);
+  const int64_t span = p.w - 1 + p.pw - (p.kw - 1) * p.dw;
+  const int64_t hi = span < 0 ? -1 : span / p.sw;
+  for (int64_t row = begin; row < end; ++row) {
+    const int64_t oy = row % p.oh, plane_index = row / p.oh, cb = plane_index % j.out_blocks;
+    const float* plane = j.src + plane_index * p.h * p.w * 16;
+    const float* w = j.weights + cb * p.kh * p.kw * 16;
+    const v16 b = load(j.bias + cb * 16);
+    const int64_t at = row * p.ow * 16;
+    float* out = j.dst + at;
+    for (int64_t ox = 0; ox < p.ow;) {
+      if (ox >= lo && ox + R - 1 <= hi) {
+        if constexpr (KW > 0) depthwise_tile_s1<R, KW>(j, plane, w, b, oy, ox, out);
+        else depthwise_tile<R>(j, plane, w, b, oy, ox, out);
+        ox += R;
+      } else {
+        depthwise_edge(j, plane, w, b, oy, ox, out);
+        ++ox;
+      }
+    }
+    // The chain, in a second pass over the row while it is in L1.
+    const float* res = j.residual ? j.residual + at : nullptr;
+    for (int64_t ox = 0; ox < p.ow; ++ox)
+      store(out + ox * 16, finish(load(out + ox * 16), j, cb, res ? res + ox * 16 : nullptr));
+  }
+}
+
+// ---- per-ISA entry points ------------------------------------------------------------------
+
+using RangeFn = void (*)(const Job&, int64_t, int64_t);
+
+/// One ISA's pointwise loop and its tile: OBT output blocks times R pixels.
+struct PointwiseImpl {
+  RangeFn fn;
+  int obt, r;
+};
+
+// Register budgets: AVX-512 holds 2 x 12 pointwise sums (24 of 32 zmm) and 8 depthwise ones
+// (12 with the sliding window, beside up to 5 weights); AVX2 splits each vector in two (6 x 2
+// and 4 x 2 of 16 ymm); SSE in four.
+#define SKIFF_AVX512 gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")
+[[SKIFF_AVX512]] void pointwise_avx512(const Job& j, int64_t b, int64_t e) { pointwise_items<2, 12>(j, b, e); }
+[[gnu::target("avx2,fma")]] void pointwise_avx2(const Job& j, int64_t b, int64_t e) { pointwise_items<1, 6>(j, b, e); }
+void pointwise_baseline(const Job& j, int64_t b, int64_t e) { pointwise_items<1, 3>(j, b, e); }
+
+/// 3- and 5-wide windows at column stride 1 (most depthwise layers) get the sliding-window tile.
+template <int R, int RS1>
+[[gnu::always_inline]] inline void depthwise_any(const Job& j, int64_t b, int64_t e) {
+  const Conv2dParams& p = *j.p;
+  const bool s1 = p.sw == 1 && p.dw == 1;
+  if (s1 && p.kw == 3) depthwise_rows<RS1, 3>(j, b, e);
+  else if (s1 && p.kw == 5) depthwise_rows<RS1, 5>(j, b, e);
+  else depthwise_rows<R, 0>(j, b, e);
+}
+[[SKIFF_AVX512]] void depthwise_avx512(const Job& j, int64_t b, int64_t e) { depthwise_any<8, 12>(j, b, e); }
+[[gnu::target("avx2,fma")]] void depthwise_avx2(const Job& j, int64_t b, int64_t e) { depthwise_any<4, 4>(j, b, e); }
+void depthwise_baseline(const Job& j, int64_t b, int64_t e) { depthwise_any<2, 2>(j, b, e); }
+#undef SKIFF_AVX512
+
+PointwiseImpl pointwise_impl(CpuIsa isa) {
+  switch (isa) {
+    case CpuIsa::Avx512: return {pointwise_avx512, 2, 12};
+    case CpuIsa::Avx2: return {pointwise_avx2, 1, 6};
+    default: return {pointwise_baseline, 1, 3};
+  }
+}
+
+RangeFn depthwise_impl(CpuIsa isa) {
+  switch (isa) {
+    case CpuIsa::Avx512: return depthwise_avx512;
+    case CpuIsa::Avx2: return depthwise_avx2;
+    default: return depthwise_baseline;
+  }
+}
+
+/// Runs fn over [0, items) split evenly across the OpenMP threads; one thread for small work.
+void run_split(RangeFn fn, const Job& j, int64_t items, double flops) {
+  const int threads = num_threads();
+  if (threads <= 1 || items < 2 || flops < 2e5) {
+    fn(j, 0, items);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t t = omp_get_thread_num(), n = omp_get_num_threads();
+    fn(j, items * t / n, items * (t + 1) / n);
+  }
+}
+
+}  // namespace
+
+BlockedConvKind blocked_conv_kind(const Conv2dParams& p) {
+  if (p.n <= 0 || p.c <= 0 || p.o <= 0 || p.oh <= 0 || p.ow <= 0) return BlockedConvKind::None;
+  if (p.groups == 1 && p.kh == 1 && p.kw == 1 && p.sh == 1 && p.sw == 1 && p.ph == 0 && p.pw == 0)
+    return BlockedConvKind::Pointwise;
+  if (p.is_depthwise()) return BlockedConvKind::Depthwise;
+  return BlockedConvKind::None;
+}
+
+size_t blocked_conv_packed_floats(const Conv2dParams& p) {
+  const int64_t out_blocks = ceil_div(p.o, 16);
+  switch (blocked_conv_kind(p)) {
+    case BlockedConvKind::Pointwise: return size_t(out_blocks * p.c * 16);
+    case BlockedConvKind::Depthwise: return size_t(out_blocks * p.kh * p.kw * 16);
+    case BlockedConvKind::None: break;
+  }
+  SKIFF_THROW(InternalError, "blocked_conv: no packed layout for this geometry (this is a bug)");
+}
+
+void pack_blocked_conv_weights(const Conv2dParams& p, const float* w, float* packed) {
+  std::fill_n(packed, blocked_conv_packed_floats(p), 0.f);
+  const int64_t taps = p.kh * p.kw;
+  if (blocked_conv_kind(p) == BlockedConvKind::Pointwise) {
+    for (int64_t o = 0; o < p.o; ++o)  // [O, C] -> [O / 16, C, 16]
+      for (int64_t c = 0; c < p.c; ++c) packed[((o / 16) * p.c + c) * 16 + o % 16] = w[o * p.c + c];
+  } else {
+    for (int64_t c = 0; c < p.c; ++c)  // [C, 1, kh, kw] -> [C / 16, kh * kw, 16]
+      for (int64_t t = 0; t < taps; ++t) packed[((c / 16) * taps + t) * 16 + c % 16] = w[c * taps + t];
+  }
+}
+
+void run_blocked_conv(const Conv2dParams& p, const BlockedConvArgs& a, const std::vector<PostStep>& chain,
+                      CpuIsa isa) {
+  const BlockedConvKind kind = blocked_conv_kind(p);
+  SKIFF_CHECK(kind != BlockedConvKind::None, "blocked_conv: geometry not served (this is a bug)");
+  const int64_t out_blocks = ceil_div(p.o, 16), in_blocks = ceil_div(p.c, 16);
+  std::vector<float> bias(size_t(out_blocks * 16), 0.f);
+  if (a.bias) std::copy_n(a.bias, p.o, bias.begin());
+  Job j{};
+  j.src = a.src, j.weights = a.weights, j.bias = bias.data(), j.residual = a.residual, j.dst = a.dst;
+  j.chain = chain.data(), j.chain_len = chain.size();
+  const int64_t valid = p.o - (out_blocks - 1) * 16;
+  for (int i = 0; i < 16; ++i) j.last_lanes[i] = i < valid ? -1 : 0;
+  j.out_blocks = out_blocks;
+  j.p = &p;
+  if (kind == BlockedConvKind::Depthwise) {
+    run_split(depthwise_impl(isa), j, p.n * out_blocks * p.oh, 2.0 * p.n * p.c * p.oh * p.ow * p.kh * p.kw);
+    return;
+  }
+  const int64_t plane = p.h * p.w;
+  j.c = p.c;
+  j.images = p.n, j.pixels = plane;
+  j.x_image = in_blocks * plane * 16, j.x_blk = plane * 16;
+  j.y_image = out_blocks * plane * 16, j.y_blk = plane * 16;
+  const PointwiseImpl impl = pointwise_impl(isa);
+  const int64_t items = j.images * ceil_div(out_blocks, impl.obt) * ceil_div(j.pixels, impl.r);
+  run_split(impl.fn, j, items, 2.0 * p.n * plane * p.c * p.o);
+}
+
+}  // namespace skiff::onednn
