@@ -54,36 +54,72 @@ struct Job {
   const Conv2dParams* p;
 };
 
-[[gnu::always_inline]] inline v16 finish(v16 v, const Job& job, int64_t block, const float* res) {
+/// The post-op chain on N vectors of output block `block` (their residuals, for a Sum step, 16
+/// floats apart from `res`). One switch per step for all N: the step kinds are known only at
+/// run time, and a switch per vector cost more than the arithmetic.
+template <int N>
+[[gnu::always_inline]] inline void finish(v16 (&v)[N], const Job& job, int64_t block, const float* res) {
   for (size_t i = 0; i < job.chain_len; ++i) {
     const PostStep& s = job.chain[i];
     switch (s.kind) {
-      case PostOpKind::Relu: v = v > 0.f ? v : splat(0.f); break;
-      case PostOpKind::LeakyRelu: v = v > 0.f ? v : v * s.alpha; break;
+      case PostOpKind::Relu:
+        #pragma GCC unroll 16
+        for (int n = 0; n < N; ++n) v[n] = v[n] > 0.f ? v[n] : splat(0.f);
+        break;
+      case PostOpKind::LeakyRelu:
+        #pragma GCC unroll 16
+        for (int n = 0; n < N; ++n) v[n] = v[n] > 0.f ? v[n] : v[n] * s.alpha;
+        break;
       case PostOpKind::Clip:
-        v = v < s.alpha ? splat(s.alpha) : v;
-        v = v > s.beta ? splat(s.beta) : v;
+        #pragma GCC unroll 16
+        for (int n = 0; n < N; ++n) {
+          v[n] = v[n] < s.alpha ? splat(s.alpha) : v[n];
+          v[n] = v[n] > s.beta ? splat(s.beta) : v[n];
+        }
         break;
-      case PostOpKind::HardSwish: {
-        v16 t = v + 3.f;
-        t = t < 0.f ? splat(0.f) : t;
-        t = t > 6.f ? splat(6.f) : t;
-        v = v * t / 6.f;
+      case PostOpKind::HardSwish:
+        #pragma GCC unroll 16
+        for (int n = 0; n < N; ++n) {
+          v16 t = v[n] + 3.f;
+          t = t < 0.f ? splat(0.f) : t;
+          t = t > 6.f ? splat(6.f) : t;
+          v[n] = v[n] * t / 6.f;
+        }
         break;
-      }
-      case PostOpKind::Linear: v = v * s.alpha + s.beta; break;
+      case PostOpKind::Linear:
+        #pragma GCC unroll 16
+        for (int n = 0; n < N; ++n) v[n] = v[n] * s.alpha + s.beta;
+        break;
       case PostOpKind::Logistic:
-        for (int j = 0; j < 16; ++j) v[j] = 1.f / (1.f + std::exp(-v[j]));
+        for (int n = 0; n < N; ++n)
+          for (int j = 0; j < 16; ++j) v[n][j] = 1.f / (1.f + std::exp(-v[n][j]));
         break;
       case PostOpKind::Swish:
-        for (int j = 0; j < 16; ++j) v[j] = v[j] / (1.f + std::exp(-s.alpha * v[j]));
+        for (int n = 0; n < N; ++n)
+          for (int j = 0; j < 16; ++j) v[n][j] = v[n][j] / (1.f + std::exp(-s.alpha * v[n][j]));
         break;
-      case PostOpKind::Sum: v += load(res); break;
+      case PostOpKind::Sum:
+        #pragma GCC unroll 16
+        for (int n = 0; n < N; ++n) v[n] += load(res + n * 16);
+        break;
     }
   }
   // Padded channels stay zero (a Linear or Clip step would move them).
-  if (block == job.out_blocks - 1) v = job.last_lanes ? v : splat(0.f);
-  return v;
+  if (block == job.out_blocks - 1) {
+    #pragma GCC unroll 16
+    for (int n = 0; n < N; ++n) v[n] = job.last_lanes ? v[n] : splat(0.f);
+  }
+}
+
+/// finish() on N stored vectors from `out`.
+template <int N>
+[[gnu::always_inline]] inline void chain_in_place(float* out, const Job& job, int64_t block, const float* res) {
+  v16 v[N];
+  #pragma GCC unroll 16
+  for (int n = 0; n < N; ++n) v[n] = load(out + n * 16);
+  finish<N>(v, job, block, res);
+  #pragma GCC unroll 16
+  for (int n = 0; n < N; ++n) store(out + n * 16, v[n]);
 }
 
 // ---- pointwise -----------------------------------------------------------------------------
@@ -129,12 +165,12 @@ template <int OBT, int R>
     }
   }
   #pragma GCC unroll 16
-  for (int o = 0; o < OBT; ++o)
+  for (int o = 0; o < OBT; ++o) {
+    const int64_t at = image * j.y_image + pixel * 16 + (ob + o) * j.y_blk;  // R vectors from here
+    finish<R>(acc[o], j, ob + o, j.residual ? j.residual + at : nullptr);
     #pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) {
-      const int64_t at = image * j.y_image + (pixel + r) * 16 + (ob + o) * j.y_blk;
-      store(j.dst + at, finish(acc[o][r], j, ob + o, j.residual ? j.residual + at : nullptr));
-    }
+    for (int r = 0; r < R; ++r) store(j.dst + at + r * 16, acc[o][r]);
+  }
 }
 
 /// The last `count` (< R) pixels of a run: the tile of exactly that width.
@@ -265,10 +301,18 @@ template <int R, int KW>
         ++ox;
       }
     }
-    // The chain, in a second pass over the row while it is in L1.
+    // The chain, in a second pass over the row while it is in L1, 8 vectors at a time.
     const float* res = j.residual ? j.residual + at : nullptr;
-    for (int64_t ox = 0; ox < p.ow; ++ox)
-      store(out + ox * 16, finish(load(out + ox * 16), j, cb, res ? res + ox * 16 : nullptr));
+    constexpr int kRun = 8;
+    for (int64_t ox = 0; ox < p.ow;) {
+      if (ox + kRun <= p.ow) {
+        chain_in_place<kRun>(out + ox * 16, j, cb, res ? res + ox * 16 : nullptr);
+        ox += kRun;
+      } else {
+        chain_in_place<1>(out + ox * 16, j, cb, res ? res + ox * 16 : nullptr);
+        ++ox;
+      }
+    }
   }
 }
 
