@@ -1,8 +1,10 @@
 #include "framework/backends/onednn/engine.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "framework/core/error.h"
+#include "framework/tensor/storage.h"
 
 namespace skiff::onednn {
 
@@ -19,19 +21,13 @@ dnnl::stream& thread_stream() {
   return stream;
 }
 
-void Workspace::Free::operator()(void* p) const { std::free(p); }
-
 void* Workspace::get(Slot slot, size_t bytes) {
-  Buffer& b = buffers_[slot];
-  if (b.size < bytes || !b.data) {
-    const size_t rounded = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
-    b.data.reset();  // before the new allocation: the old buffer's memory can be reused
-    b.size = 0;
-    b.data.reset(std::aligned_alloc(64, rounded));
-    SKIFF_CHECK_T(DeviceError, b.data != nullptr, "onednn workspace: out of memory allocating {} bytes", rounded);
-    b.size = rounded;
+  std::shared_ptr<Storage>& b = buffers_[slot];
+  if (!b || size_t(b->nbytes()) < bytes) {
+    b.reset();  // before the new allocation: the old block can be reused
+    b = Storage::allocate(int64_t(std::max<size_t>(bytes, 64)), kCPU);
   }
-  return b.data.get();
+  return b->data();
 }
 
 Workspace& thread_workspace() {

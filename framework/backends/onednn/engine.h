@@ -9,6 +9,10 @@
 
 #include <dnnl.hpp>
 
+namespace skiff {
+class Storage;
+}
+
 namespace skiff::onednn {
 
 /// Created on first use. Before that, oneDNN's JIT profiling hooks (VTune/ITT
@@ -31,18 +35,14 @@ class Workspace {
   enum Slot : size_t { Src, Weights, Dst, Scratchpad, ReorderScratchpad, Residual, kSlots };
 
   /// A buffer of at least `bytes` for `slot`, valid until the next get() of that slot.
+  /// From the tensor allocator (framework/tensor/cpu_allocator.h): a buffer outgrown by a
+  /// larger image goes back to its cache for the next tensor, and a larger one comes from
+  /// memory already touched rather than fresh pages from the system.
   /// \throws DeviceError when the allocation fails.
   void* get(Slot slot, size_t bytes);
 
  private:
-  struct Free {
-    void operator()(void* p) const;
-  };
-  struct Buffer {
-    std::unique_ptr<void, Free> data;
-    size_t size = 0;
-  };
-  std::array<Buffer, kSlots> buffers_;
+  std::array<std::shared_ptr<Storage>, kSlots> buffers_;
 };
 
 /// This thread's workspace.
