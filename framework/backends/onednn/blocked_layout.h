@@ -10,6 +10,8 @@
 
 #include <dnnl.hpp>
 
+#include "framework/core/cpu_features.h"
+
 namespace skiff::onednn {
 
 /// Which of the two loops converts `from` into `to`: Block (nchw -> nChw16c), Unblock
@@ -17,7 +19,10 @@ namespace skiff::onednn {
 enum class BlockedReorder { None, Block, Unblock };
 BlockedReorder blocked_reorder_kind(const dnnl::memory::desc& from, const dnnl::memory::desc& to);
 
-/// Runs `kind` (not None) on dense buffers; dims are the logical [n, c, h, w].
-void run_blocked_reorder(BlockedReorder kind, const float* from, float* to, const dnnl::memory::dims& dims);
+/// Runs `kind` (not None) on dense buffers; dims are the logical [n, c, h, w]. The loops are
+/// compiled per ISA (16 x 16 register transposes on AVX2 and AVX-512); `isa` picks one
+/// (tests ask for each the CPU has).
+void run_blocked_reorder(BlockedReorder kind, const float* from, float* to, const dnnl::memory::dims& dims,
+                         CpuIsa isa = active_isa());
 
 }  // namespace skiff::onednn
