@@ -54,13 +54,14 @@ struct Job {
   const Conv2dParams* p;
 };
 
-/// The post-op chain on N vectors of output block `block` (their residuals, for a Sum step, 16
-/// floats apart from `res`). One switch per step for all N: the step kinds are known only at
+/// The post-op chain on N vectors (their residuals, for a Sum step, 16 floats apart from
+/// `res`). One switch per step for all N: the step kinds are known only at
 /// run time, and a switch per vector cost more than the arithmetic.
 template <int N>
-[[gnu::always_inline]] inline void finish(v16 (&v)[N], const Job& job, int64_t block, const float* res) {
-  for (size_t i = 0; i < job.chain_len; ++i) {
-    const PostStep& s = job.chain[i];
+[[gnu::always_inline]] inline void apply_chain(v16 (&v)[N], const PostStep* chain, size_t chain_len,
+                                               const float* res) {
+  for (size_t i = 0; i < chain_len; ++i) {
+    const PostStep& s = chain[i];
     switch (s.kind) {
       case PostOpKind::Relu:
         #pragma GCC unroll 16
@@ -99,12 +100,19 @@ template <int N>
           for (int j = 0; j < 16; ++j) v[n][j] = v[n][j] / (1.f + std::exp(-s.alpha * v[n][j]));
         break;
       case PostOpKind::Sum:
+        if (!res) break;  // callers without a residual reject Sum steps up front
         #pragma GCC unroll 16
         for (int n = 0; n < N; ++n) v[n] += load(res + n * 16);
         break;
     }
   }
-  // Padded channels stay zero (a Linear or Clip step would move them).
+}
+
+/// apply_chain() for vectors of output block `block`, whose padded channels stay zero (a
+/// Linear or Clip step would move them).
+template <int N>
+[[gnu::always_inline]] inline void finish(v16 (&v)[N], const Job& job, int64_t block, const float* res) {
+  apply_chain<N>(v, job.chain, job.chain_len, res);
   if (block == job.out_blocks - 1) {
     #pragma GCC unroll 16
     for (int n = 0; n < N; ++n) v[n] = job.last_lanes ? v[n] : splat(0.f);
@@ -348,6 +356,52 @@ template <int R, int RS1>
 void depthwise_baseline(const Job& j, int64_t b, int64_t e) { depthwise_any<2, 2>(j, b, e); }
 #undef SKIFF_AVX512
 
+/// The chain (no Sum step) over `count` floats, 8 vectors at a time, the tail through a
+/// zero-padded vector.
+[[gnu::always_inline]] inline void chain_run(const float* src, float* dst, int64_t count, const PostStep* chain,
+                                             size_t chain_len) {
+  constexpr int kRun = 8;
+  int64_t i = 0;
+  for (; i + kRun * 16 <= count; i += kRun * 16) {
+    v16 v[kRun];
+    #pragma GCC unroll 16
+    for (int n = 0; n < kRun; ++n) v[n] = load(src + i + n * 16);
+    apply_chain<kRun>(v, chain, chain_len, nullptr);
+    #pragma GCC unroll 16
+    for (int n = 0; n < kRun; ++n) store(dst + i + n * 16, v[n]);
+  }
+  for (; i < count; i += 16) {
+    const int64_t n = std::min<int64_t>(16, count - i);
+    float tmp[16] = {};
+    std::memcpy(tmp, src + i, size_t(n) * sizeof(float));
+    v16 v[1] = {load(tmp)};
+    apply_chain<1>(v, chain, chain_len, nullptr);
+    store(tmp, v[0]);
+    std::memcpy(dst + i, tmp, size_t(n) * sizeof(float));
+  }
+}
+
+using ChainFn = void (*)(const float*, float*, int64_t, const PostStep*, size_t);
+#define SKIFF_AVX512 gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")
+[[SKIFF_AVX512]] void chain_avx512(const float* s, float* d, int64_t n, const PostStep* c, size_t len) {
+  chain_run(s, d, n, c, len);
+}
+#undef SKIFF_AVX512
+[[gnu::target("avx2,fma")]] void chain_avx2(const float* s, float* d, int64_t n, const PostStep* c, size_t len) {
+  chain_run(s, d, n, c, len);
+}
+void chain_baseline(const float* s, float* d, int64_t n, const PostStep* c, size_t len) {
+  chain_run(s, d, n, c, len);
+}
+
+ChainFn chain_impl(CpuIsa isa) {
+  switch (isa) {
+    case CpuIsa::Avx512: return chain_avx512;
+    case CpuIsa::Avx2: return chain_avx2;
+    default: return chain_baseline;
+  }
+}
+
 PointwiseImpl pointwise_impl(CpuIsa isa) {
   switch (isa) {
     case CpuIsa::Avx512: return {pointwise_avx512, 2, 12};
@@ -436,6 +490,20 @@ void run_blocked_conv(const Conv2dParams& p, const BlockedConvArgs& a, const std
   const PointwiseImpl impl = pointwise_impl(isa);
   const int64_t items = j.images * ceil_div(out_blocks, impl.obt) * ceil_div(j.pixels, impl.r);
   run_split(impl.fn, j, items, 2.0 * p.n * plane * p.c * p.o);
+}
+
+void run_post_chain(const float* src, float* dst, int64_t count, const std::vector<PostStep>& chain, CpuIsa isa) {
+  for (const PostStep& s : chain)
+    SKIFF_CHECK(s.kind != PostOpKind::Sum, "run_post_chain: a Sum step needs a residual (this is a bug)");
+  const ChainFn fn = chain_impl(isa);
+  constexpr int64_t kGrain = 1 << 14;  // floats per task: parallel only for large tensors
+  const int threads = num_threads();
+  const int64_t tasks = (count + kGrain - 1) / kGrain;
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && tasks > 4)
+  for (int64_t t = 0; t < tasks; ++t) {
+    const int64_t begin = t * kGrain;
+    fn(src + begin, dst + begin, std::min(kGrain, count - begin), chain.data(), chain.size());
+  }
 }
 
 }  // namespace skiff::onednn

@@ -1,7 +1,7 @@
 #pragma once
 /// \file blocked_conv.h
-/// Pointwise (1x1) and depthwise convolutions on nChw16c activations as loops compiled
-/// ahead of time, for the fused conv kernel (fused_conv.h). oneDNN JIT-compiles a kernel
+/// Pointwise (1x1) and depthwise convolutions on nChw16c activations, and post-op chains on
+/// their own, as loops compiled ahead of time, for the fused kernels (fused_conv.h). oneDNN JIT-compiles a kernel
 /// for every geometry it has not seen (batch, height, width); OCR gives each image and
 /// each recognition batch new ones, and over 40 mixed images `skiff ocr --threads 2`
 /// created about 2,300 kernels of these two kinds: 0.66 s of its 4.9 s, plus most of its
@@ -51,5 +51,9 @@ struct BlockedConvArgs {
 /// (active_isa() by default; tests ask for the narrower ones too, which the CPU must have).
 void run_blocked_conv(const nn_detail::Conv2dParams& p, const BlockedConvArgs& args,
                       const std::vector<PostStep>& chain, CpuIsa isa = active_isa());
+
+/// dst = chain(src) over `count` floats (dst may be src); the chain has no Sum step.
+void run_post_chain(const float* src, float* dst, int64_t count, const std::vector<PostStep>& chain,
+                    CpuIsa isa = active_isa());
 
 }  // namespace skiff::onednn

@@ -6,11 +6,12 @@
 // conv kernel (kernels/nn/conv.cpp: format_tag::any, forward_training so NCHW tensors get the
 // channel-blocked kernels, user-mode scratchpads, primitives cached per geometry + thread count).
 // Wide 3x3 stride-1 layers run as Winograd F(4x4, 3x3) (prefer_winograd()), which takes no
-// eltwise post-ops: their chain runs afterwards as in-place eltwise primitives on the result.
+// eltwise post-ops: their chain runs afterwards, in place on the result (blocked_conv.h's loops).
+// Pointwise and depthwise convs, and "skiff_eltwise_chain", run on blocked_conv.h's loops: no
+// primitive (and no JIT kernel) per geometry.
 // Differences: the weights are reordered into the primitive's layout once and cached by weight
 // storage (weak reference + version), not on every call; a Sum residual is reordered into the
-// primitive's destination buffer before the convolution runs. The eltwise chain runs one oneDNN
-// eltwise primitive per step, the first out of place, the rest in place.
+// primitive's destination buffer before the convolution runs.
 // Reference: the composite definitions of the fused graph ops (framework/graph/ops/fused.cpp),
 // which tests/framework/graph/fusion_test.cpp compares against at 1e-5 relative.
 #include <dnnl.hpp>
@@ -95,9 +96,9 @@ struct Reorder {
 
 struct FusedConvPlan {
   dnnl::convolution_forward prim;
-  /// Chain steps the convolution primitive could not take as post-ops (Winograd plans), run in
-  /// place on its destination, in order.
-  std::vector<dnnl::eltwise_forward> after;
+  /// The chain the convolution primitive could not take as post-ops (Winograd plans: no Sum
+  /// step), run in place on its destination afterwards.
+  std::vector<PostStep> after;
   dnnl::memory::desc scratch, bias, src_user, src_prim, wei_user, wei_prim, dst_user, dst_prim, res_user;
   Reorder src_reorder, dst_in_reorder, dst_out_reorder;
   bool with_sum = false;
@@ -151,17 +152,6 @@ bool prefer_winograd(const Conv2dParams& p, const std::vector<PostStep>& chain) 
          p.c >= 32 && p.o >= 32 && p.o % kBlock == 0 && p.n * p.oh * p.ow >= 26 * 26;
 }
 
-/// In-place eltwise primitives on `md` for the steps of `chain` (no Sum step).
-std::vector<dnnl::eltwise_forward> eltwise_steps(const std::vector<PostStep>& chain, const dnnl::memory::desc& md) {
-  std::vector<dnnl::eltwise_forward> steps;
-  for (const PostStep& s : chain) {
-    auto [alg, alpha, beta] = eltwise_of(s);
-    dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, alg, md, alpha, beta);
-    steps.emplace_back(dnnl::eltwise_forward::primitive_desc(d, cpu_engine()));
-  }
-  return steps;
-}
-
 /// The plan of one fused conv with convolution algorithm `algo`; a Winograd plan takes no post-ops
 /// (jit_wino_4x3 rejects leaky relu and most other steps) and runs the chain after the convolution.
 std::optional<FusedConvPlan> build_plan(const Conv2dParams& p, bool with_bias, const std::vector<PostStep>& chain,
@@ -211,7 +201,7 @@ std::optional<FusedConvPlan> build_plan(const Conv2dParams& p, bool with_bias, c
   plan.dst_prim = pd.dst_desc();
   plan.scratch = pd.scratchpad_desc();
   plan.prim = dnnl::convolution_forward(pd);
-  if (wino) plan.after = eltwise_steps(chain, plan.dst_prim);
+  if (wino) plan.after = chain;
   plan.src_reorder = make_reorder(plan.src_user, plan.src_prim);
   plan.dst_out_reorder = make_reorder(plan.dst_prim, plan.dst_user);
   if (with_sum) plan.dst_in_reorder = make_reorder(plan.res_user, plan.dst_prim);
@@ -406,8 +396,12 @@ void fused_conv2d_onednn(const KernelContext& c) {
     if (plan->scratch.get_size() > 0)
       args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(plan->scratch, eng, ws.get(Workspace::Scratchpad, plan->scratch.get_size())));
     plan->prim.execute(thread_stream(), args);
-    for (const dnnl::eltwise_forward& step : plan->after)
-      step.execute(thread_stream(), {{DNNL_ARG_SRC, dst}, {DNNL_ARG_DST, dst}});
+    if (!plan->after.empty()) {
+      thread_stream().wait();
+      // Whole channel blocks only (prefer_winograd()): no padded channels for the chain to move.
+      auto* d = static_cast<float*>(dst.get_data_handle());
+      run_post_chain(d, d, int64_t(plan->dst_prim.get_size() / sizeof(float)), plan->after);
+    }
     if (plan->dst_out_reorder) run_reorder(plan->dst_out_reorder, dst, dst_user, ws);
     thread_stream().wait();
   });
@@ -415,44 +409,21 @@ void fused_conv2d_onednn(const KernelContext& c) {
 
 // ---- eltwise chain -------------------------------------------------------------------------
 
-dnnl::eltwise_forward eltwise_primitive(const PostStep& s, int64_t numel) {
-  static std::mutex mu;
-  static std::map<std::array<double, 5>, dnnl::eltwise_forward> cache;
-  auto [alg, alpha, beta] = eltwise_of(s);
-  std::array<double, 5> key{double(int64_t(s.kind)), alpha, beta, double(numel), double(omp_get_max_threads())};
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  dnnl::memory::desc md({numel}, dt::f32, tag::a);
-  dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, alg, md, alpha, beta);
-  dnnl::eltwise_forward prim(dnnl::eltwise_forward::primitive_desc(d, cpu_engine()));
-  if (cache.size() >= 1024) cache.clear();
-  cache.emplace(key, prim);
-  return prim;
-}
-
-void eltwise_chain_onednn(const KernelContext& c) {
+/// The chain on its own: blocked_conv.h's loops (a oneDNN eltwise primitive per step was one JIT
+/// kernel per tensor size).
+void eltwise_chain_loops(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
   SKIFF_CHECK(x.is_contiguous(), "skiff_eltwise_chain: input must be contiguous");
   std::vector<PostStep> chain = read_chain(c.attrs);
+  for (const PostStep& s : chain)
+    SKIFF_CHECK(s.kind != PostOpKind::Sum, "skiff_eltwise_chain: Sum is not supported");
   const int64_t numel = x.numel();
   if (numel == 0) return;
   if (chain.empty()) {
     std::memcpy(c.outputs[0].data_ptr(), x.data_ptr(), size_t(numel) * sizeof(float));
     return;
   }
-  num_threads();
-  SKIFF_DNNL_CHECK("skiff_eltwise_chain", {
-    dnnl::engine& eng = cpu_engine();
-    dnnl::memory::desc md({numel}, dt::f32, tag::a);
-    dnnl::memory src(md, eng, x.data_ptr()), dst(md, eng, c.outputs[0].data_ptr());
-    for (size_t i = 0; i < chain.size(); ++i) {
-      SKIFF_CHECK(chain[i].kind != PostOpKind::Sum, "skiff_eltwise_chain: Sum is not supported");
-      eltwise_primitive(chain[i], numel).execute(thread_stream(), {{DNNL_ARG_SRC, i == 0 ? src : dst},
-                                                                    {DNNL_ARG_DST, dst}});
-    }
-    thread_stream().wait();
-  });
+  run_post_chain(x.data<float>(), c.outputs[0].data<float>(), numel, chain);
 }
 
 void unblock_onednn(const KernelContext& c) {
@@ -468,6 +439,6 @@ void unblock_onednn(const KernelContext& c) {
 
 SKIFF_REGISTER_KERNEL(skiff_unblock, CPU, "onednn", dtype_bit(DType::Float32), 10, unblock_onednn);
 SKIFF_REGISTER_KERNEL(skiff_fused_conv2d, CPU, "onednn", dtype_bit(DType::Float32), 10, fused_conv2d_onednn);
-SKIFF_REGISTER_KERNEL(skiff_eltwise_chain, CPU, "onednn", dtype_bit(DType::Float32), 10, eltwise_chain_onednn);
+SKIFF_REGISTER_KERNEL(skiff_eltwise_chain, CPU, "onednn", dtype_bit(DType::Float32), 10, eltwise_chain_loops);
 
 }  // namespace skiff::onednn
