@@ -179,11 +179,34 @@ TEST(BlockedConv, SameResultsOnOneAndTwoThreads) {
   }
 }
 
+TEST(BlockedConv, DenseMatchesConvThenChain) {
+  for (const Geometry& g : std::vector<Geometry>{
+           {1, 16, 9, 30, 24, 3, 1, 1, 1, 1},      // 3x3, output channel tail, edges
+           {2, 40, 7, 21, 40, 3, 2, 1, 1, 1},      // stride 2, input channel tail, odd blocks
+           {1, 32, 1, 40, 20, 3, 1, 1, 1, 1, 1},   // one row (PP-OCR rec's 1x3 neck, as 3x3 on 1 row)
+           {1, 16, 10, 13, 16, 5, 1, 2, 2, 1},     // 5x5, dilation 2
+           {1, 16, 6, 5, 48, 3, 1, 0, 1, 1}}) {    // no padding, fewer columns than a tile
+    ASSERT_EQ(blocked_conv_kind(nn_detail::Conv2dParams::from(
+                  {g.n, g.c, g.h, g.w}, {g.o, g.c, g.k, g.k},
+                  Attrs().set("stride", std::vector<int64_t>{g.row_stride ? g.row_stride : g.stride, g.stride})
+                      .set("padding", std::vector<int64_t>{g.pad, g.pad})
+                      .set("dilation", std::vector<int64_t>{g.dilation, g.dilation})
+                      .set("groups", int64_t(1)))),
+              BlockedConvKind::Dense);
+    for (size_t ci = 0; ci < std::size(kChains); ++ci)
+      for (int layout = 0; layout < 4; ++layout) {
+        SCOPED_TRACE(::testing::Message() << "c" << g.c << " o" << g.o << " k" << g.k << " s" << g.stride << " p"
+                                          << g.pad << " d" << g.dilation << " chain " << ci << " layout " << layout);
+        EXPECT_LT(compare(g, kChains[ci], layout & 1, layout & 2, 17 + ci), 1e-5);
+      }
+  }
+}
+
 TEST(BlockedConv, OtherGeometriesAreLeftToOneDnn) {
   using nn_detail::Conv2dParams;
-  Conv2dParams p{1, 16, 8, 8, 32, 3, 3, 6, 6};  // a 3x3 dense conv
-  EXPECT_EQ(blocked_conv_kind(p), BlockedConvKind::None);
-  Conv2dParams strided{1, 16, 8, 8, 32, 1, 1, 4, 4, 2, 2};  // strided 1x1
+  Conv2dParams rgb{1, 3, 8, 8, 16, 3, 3, 6, 6};  // a stem on 3 channels: blocking them costs 5x
+  EXPECT_EQ(blocked_conv_kind(rgb), BlockedConvKind::None);
+  Conv2dParams strided{1, 16, 8, 8, 32, 1, 1, 3, 3, 3, 3};  // column stride 3
   EXPECT_EQ(blocked_conv_kind(strided), BlockedConvKind::None);
   Conv2dParams grouped{1, 16, 8, 8, 32, 1, 1, 8, 8};
   grouped.groups = 2;

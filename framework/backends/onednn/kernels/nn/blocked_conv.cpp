@@ -132,9 +132,9 @@ template <int N>
 
 // ---- pointwise -----------------------------------------------------------------------------
 
-/// Input channel k of one channel block into the sums of R pixels times OBT output blocks: the
-/// input value is broadcast once and multiplied into OBT weight vectors.
-template <int OBT, int R>
+/// Input channel k of one channel block into the sums of R pixels (XS floats apart) times OBT
+/// output blocks: the input value is broadcast once and multiplied into OBT weight vectors.
+template <int OBT, int R, int XS = 16>
 [[gnu::always_inline]] inline void pointwise_step(v16 (&acc)[OBT][R], const float* xb, const float* const (&wb)[OBT],
                                                   int k) {
   v16 wv[OBT];
@@ -142,7 +142,7 @@ template <int OBT, int R>
   for (int o = 0; o < OBT; ++o) wv[o] = load(wb[o] + k * 16);
   #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
-    const float xv = xb[r * 16 + k];
+    const float xv = xb[r * XS + k];  // XS: floats between the tile's pixels
     #pragma GCC unroll 16
     for (int o = 0; o < OBT; ++o) acc[o][r] += xv * wv[o];
   }
@@ -210,6 +210,95 @@ template <int OBT, int R>
       }
     }
   }
+}
+
+// ---- dense -----------------------------------------------------------------------------------
+
+/// R outputs of row `oy` from column `ox` times OBT output blocks from `ob`, columns SW apart in
+/// the input. With R > 1 every tap of every output lies inside the input (the caller checks);
+/// R == 1 serves the edges and skips the taps outside.
+template <int OBT, int R, int SW>
+[[gnu::always_inline]] inline void dense_tile(const Job& j, int64_t n, int64_t oy, int64_t ox, int64_t ob) {
+  const Conv2dParams& p = *j.p;
+  const int64_t in_blocks = ceil_div(p.c, 16), taps = p.kh * p.kw;
+  v16 acc[OBT][R];
+  #pragma GCC unroll 16
+  for (int o = 0; o < OBT; ++o) {
+    const v16 b = load(j.bias + (ob + o) * 16);
+    #pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) acc[o][r] = b;
+  }
+  for (int64_t cb = 0; cb < in_blocks; ++cb) {
+    const float* plane = j.src + (n * in_blocks + cb) * p.h * p.w * 16;
+    const int64_t channels = std::min<int64_t>(16, p.c - cb * 16);
+    for (int64_t ky = 0; ky < p.kh; ++ky) {
+      const int64_t iy = oy * p.sh - p.ph + ky * p.dh;
+      if (iy < 0 || iy >= p.h) continue;
+      for (int64_t kx = 0; kx < p.kw; ++kx) {
+        const int64_t ix = ox * SW - p.pw + kx * p.dw;
+        if (R == 1 && (ix < 0 || ix >= p.w)) continue;
+        const float* xb = plane + (iy * p.w + ix) * 16;
+        const float* wb[OBT];
+        #pragma GCC unroll 16
+        for (int o = 0; o < OBT; ++o) wb[o] = j.weights + (((ob + o) * in_blocks + cb) * taps + ky * p.kw + kx) * 256;
+        if (channels == 16) {
+          #pragma GCC unroll 16
+          for (int k = 0; k < 16; ++k) pointwise_step<OBT, R, SW * 16>(acc, xb, wb, k);
+        } else {
+          for (int k = 0; k < channels; ++k) pointwise_step<OBT, R, SW * 16>(acc, xb, wb, k);
+        }
+      }
+    }
+  }
+  #pragma GCC unroll 16
+  for (int o = 0; o < OBT; ++o) {
+    const int64_t at = (((n * j.out_blocks + ob + o) * p.oh + oy) * p.ow + ox) * 16;  // R vectors from here
+    finish<R>(acc[o], j, ob + o, j.residual ? j.residual + at : nullptr);
+    #pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) store(j.dst + at + r * 16, acc[o][r]);
+  }
+}
+
+/// One output row for OBT output blocks from `ob`: interior columns R at a time, the rest one by one.
+template <int OBT, int R, int SW>
+[[gnu::always_inline]] inline void dense_row(const Job& j, int64_t n, int64_t oy, int64_t ob) {
+  const Conv2dParams& p = *j.p;
+  // Columns whose whole window lies inside the input: [lo, hi].
+  const int64_t lo = ceil_div(p.pw, SW);
+  const int64_t span = p.w - 1 + p.pw - (p.kw - 1) * p.dw;
+  const int64_t hi = span < 0 ? -1 : span / SW;
+  for (int64_t ox = 0; ox < p.ow;) {
+    if (ox >= lo && ox + R - 1 <= hi) {
+      dense_tile<OBT, R, SW>(j, n, oy, ox, ob);
+      ox += R;
+    } else {
+      dense_tile<OBT, 1, SW>(j, n, oy, ox, ob);
+      ++ox;
+    }
+  }
+}
+
+/// Work items [begin, end) of (image, output row, group of OBT output blocks): consecutive items
+/// read the same input rows.
+template <int OBT, int R, int SW>
+[[gnu::always_inline]] inline void dense_items(const Job& j, int64_t begin, int64_t end) {
+  const Conv2dParams& p = *j.p;
+  const int64_t groups = ceil_div(j.out_blocks, OBT);
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t group = item % groups, oy = (item / groups) % p.oh, n = item / (groups * p.oh);
+    const int64_t ob = group * OBT;
+    if (ob + OBT <= j.out_blocks) {
+      dense_row<OBT, R, SW>(j, n, oy, ob);
+    } else {  // an odd last block
+      for (int64_t o = ob; o < j.out_blocks; ++o) dense_row<1, R, SW>(j, n, oy, o);
+    }
+  }
+}
+
+template <int OBT, int R>
+[[gnu::always_inline]] inline void dense_any(const Job& j, int64_t begin, int64_t end) {
+  if (j.p->sw == 1) dense_items<OBT, R, 1>(j, begin, end);
+  else dense_items<OBT, R, 2>(j, begin, end);
 }
 
 // ---- depthwise -----------------------------------------------------------------------------
@@ -352,6 +441,9 @@ template <int R, int RS1>
   else depthwise_rows<R, 0>(j, b, e);
 }
 [[SKIFF_AVX512]] void depthwise_avx512(const Job& j, int64_t b, int64_t e) { depthwise_any<8, 12>(j, b, e); }
+[[SKIFF_AVX512]] void dense_avx512(const Job& j, int64_t b, int64_t e) { dense_any<2, 12>(j, b, e); }
+[[gnu::target("avx2,fma")]] void dense_avx2(const Job& j, int64_t b, int64_t e) { dense_any<1, 6>(j, b, e); }
+void dense_baseline(const Job& j, int64_t b, int64_t e) { dense_any<1, 3>(j, b, e); }
 [[gnu::target("avx2,fma")]] void depthwise_avx2(const Job& j, int64_t b, int64_t e) { depthwise_any<4, 4>(j, b, e); }
 void depthwise_baseline(const Job& j, int64_t b, int64_t e) { depthwise_any<2, 2>(j, b, e); }
 #undef SKIFF_AVX512
@@ -410,6 +502,15 @@ PointwiseImpl pointwise_impl(CpuIsa isa) {
   }
 }
 
+/// The dense loop of `isa` and its output-block group (OBT above).
+PointwiseImpl dense_impl(CpuIsa isa) {
+  switch (isa) {
+    case CpuIsa::Avx512: return {dense_avx512, 2, 12};
+    case CpuIsa::Avx2: return {dense_avx2, 1, 6};
+    default: return {dense_baseline, 1, 3};
+  }
+}
+
 RangeFn depthwise_impl(CpuIsa isa) {
   switch (isa) {
     case CpuIsa::Avx512: return depthwise_avx512;
@@ -439,6 +540,7 @@ BlockedConvKind blocked_conv_kind(const Conv2dParams& p) {
   if (p.groups == 1 && p.kh == 1 && p.kw == 1 && p.sh == 1 && p.sw == 1 && p.ph == 0 && p.pw == 0)
     return BlockedConvKind::Pointwise;
   if (p.is_depthwise()) return BlockedConvKind::Depthwise;
+  if (p.groups == 1 && p.c >= 16 && p.sh >= 1 && (p.sw == 1 || p.sw == 2)) return BlockedConvKind::Dense;
   return BlockedConvKind::None;
 }
 
@@ -447,6 +549,7 @@ size_t blocked_conv_packed_floats(const Conv2dParams& p) {
   switch (blocked_conv_kind(p)) {
     case BlockedConvKind::Pointwise: return size_t(out_blocks * p.c * 16);
     case BlockedConvKind::Depthwise: return size_t(out_blocks * p.kh * p.kw * 16);
+    case BlockedConvKind::Dense: return size_t(out_blocks * ceil_div(p.c, 16) * p.kh * p.kw * 256);
     case BlockedConvKind::None: break;
   }
   SKIFF_THROW(InternalError, "blocked_conv: no packed layout for this geometry (this is a bug)");
@@ -455,7 +558,14 @@ size_t blocked_conv_packed_floats(const Conv2dParams& p) {
 void pack_blocked_conv_weights(const Conv2dParams& p, const float* w, float* packed) {
   std::fill_n(packed, blocked_conv_packed_floats(p), 0.f);
   const int64_t taps = p.kh * p.kw;
-  if (blocked_conv_kind(p) == BlockedConvKind::Pointwise) {
+  const BlockedConvKind kind = blocked_conv_kind(p);
+  if (kind == BlockedConvKind::Dense) {
+    const int64_t in_blocks = ceil_div(p.c, 16);
+    for (int64_t o = 0; o < p.o; ++o)  // [O, C, kh, kw] -> [O / 16, C / 16, kh * kw, 16 (c), 16 (o)]
+      for (int64_t c = 0; c < p.c; ++c)
+        for (int64_t t = 0; t < taps; ++t)
+          packed[((((o / 16) * in_blocks + c / 16) * taps + t) * 16 + c % 16) * 16 + o % 16] = w[(o * p.c + c) * taps + t];
+  } else if (kind == BlockedConvKind::Pointwise) {
     for (int64_t o = 0; o < p.o; ++o)  // [O, C] -> [O / 16, C, 16]
       for (int64_t c = 0; c < p.c; ++c) packed[((o / 16) * p.c + c) * 16 + o % 16] = w[o * p.c + c];
   } else {
@@ -478,6 +588,12 @@ void run_blocked_conv(const Conv2dParams& p, const BlockedConvArgs& a, const std
   for (int i = 0; i < 16; ++i) j.last_lanes[i] = i < valid ? -1 : 0;
   j.out_blocks = out_blocks;
   j.p = &p;
+  if (kind == BlockedConvKind::Dense) {
+    const PointwiseImpl impl = dense_impl(isa);
+    run_split(impl.fn, j, p.n * p.oh * ceil_div(out_blocks, impl.obt),
+              2.0 * p.n * p.oh * p.ow * p.c * p.o * p.kh * p.kw);
+    return;
+  }
   if (kind == BlockedConvKind::Depthwise) {
     run_split(depthwise_impl(isa), j, p.n * out_blocks * p.oh, 2.0 * p.n * p.c * p.oh * p.ow * p.kh * p.kw);
     return;

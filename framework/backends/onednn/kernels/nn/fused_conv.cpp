@@ -7,8 +7,8 @@
 // channel-blocked kernels, user-mode scratchpads, primitives cached per geometry + thread count).
 // Wide 3x3 stride-1 layers run as Winograd F(4x4, 3x3) (prefer_winograd()), which takes no
 // eltwise post-ops: their chain runs afterwards, in place on the result (blocked_conv.h's loops).
-// Pointwise and depthwise convs, and "skiff_eltwise_chain", run on blocked_conv.h's loops: no
-// primitive (and no JIT kernel) per geometry.
+// Pointwise, depthwise and most dense convs (blocked_conv_kind()), and "skiff_eltwise_chain",
+// run on blocked_conv.h's loops: no primitive (and no JIT kernel) per geometry.
 // Differences: the weights are reordered into the primitive's layout once and cached by weight
 // storage (weak reference + version), not on every call; a Sum residual is reordered into the
 // primitive's destination buffer before the convolution runs.
@@ -360,7 +360,10 @@ void fused_conv2d_onednn(const KernelContext& c) {
   // A blocked input [N, ceil(C / 16), H, W, 16] holds C = weight.size(1) * groups channels.
   const Shape logical_x = lay.src_blocked ? Shape{x.size(0), w.size(1) * groups, x.size(2), x.size(3)} : x.shape();
   Conv2dParams p = Conv2dParams::from(logical_x, w.shape(), c.attrs);
-  if (blocked_conv_kind(p) != BlockedConvKind::None) {
+  // Winograd, where it pays, beats the loops on wide 3x3 layers; everything else the loops serve
+  // runs on them.
+  const BlockedConvKind loops = blocked_conv_kind(p);
+  if (loops != BlockedConvKind::None && !(loops == BlockedConvKind::Dense && prefer_winograd(p, chain))) {
     fused_conv2d_loops(c, p, chain, lay, with_bias, with_sum);
     return;
   }
