@@ -4,10 +4,9 @@
 #include <cstring>
 #include <utility>
 
+#include "framework/backends/onednn/v16.h"
 #include "framework/core/cpu_features.h"
 #include "framework/core/threading.h"
-
-#pragma GCC diagnostic ignored "-Wpsabi"  // 64-byte vectors stay inside always_inline helpers
 
 namespace skiff::onednn {
 namespace {
@@ -43,15 +42,6 @@ bool is_layout(const dnnl::memory::desc& d, tag t) {
 
 // 16 x 16 tiles transposed in registers: 16 loads, 64 two-source shuffles and 16 stores per
 // 256 floats, where the scalar loops above move one float per load and store.
-typedef float v16 __attribute__((vector_size(64)));
-typedef int32_t m16 __attribute__((vector_size(64)));
-
-[[gnu::always_inline]] inline v16 load(const float* p) {
-  v16 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-[[gnu::always_inline]] inline void store(float* p, v16 v) { std::memcpy(p, &v, sizeof v); }
 
 // Rows r[i] and r[i + h] (i & h == 0) swap their off-diagonal h-wide blocks; after h = 8, 4,
 // 2, 1 the tile is transposed (the recursive block-swap transpose).

@@ -6,33 +6,16 @@
 #include <cmath>
 #include <cstring>
 
+#include "framework/backends/onednn/v16.h"
 #include "framework/core/cpu_features.h"
 #include "framework/core/error.h"
 #include "framework/core/threading.h"
-
-// The 64-byte vectors below never cross a call boundary (every helper is always_inline into
-// the per-ISA entry points), so GCC's note about their ABI without AVX-512 does not apply.
-#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace skiff::onednn {
 
 using nn_detail::Conv2dParams;
 
 namespace {
-
-// One channel block: a single AVX-512 register, two AVX2 ones, four SSE ones. The loop bodies
-// are compiled once per ISA (run_blocked_conv picks the entry points at the end).
-typedef float v16 __attribute__((vector_size(64)));
-typedef int32_t m16 __attribute__((vector_size(64)));
-
-[[gnu::always_inline]] inline v16 load(const float* p) {
-  v16 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-[[gnu::always_inline]] inline void store(float* p, v16 v) { std::memcpy(p, &v, sizeof v); }
-// x - 0 is x for every float (signed zeros too), so this is a plain broadcast.
-[[gnu::always_inline]] inline v16 splat(float x) { return x - v16{}; }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -148,37 +131,55 @@ template <int OBT, int R, int XS = 16>
   }
 }
 
-/// R pixels from `pixel` of one image times OBT output blocks from `ob`, all sums in registers.
+/// Sums of OBT output blocks from `ob` times R pixels, started at the bias.
 template <int OBT, int R>
-[[gnu::always_inline]] inline void pointwise_tile(const Job& j, int64_t image, int64_t ob, int64_t pixel) {
-  const float* x = j.src + image * j.x_image + pixel * 16;
-  v16 acc[OBT][R];
+[[gnu::always_inline]] inline void start_at_bias(v16 (&acc)[OBT][R], const Job& j, int64_t ob) {
   #pragma GCC unroll 16
   for (int o = 0; o < OBT; ++o) {
     const v16 b = load(j.bias + (ob + o) * 16);
     #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) acc[o][r] = b;
   }
+}
+
+/// One input channel block (`channels` <= 16 of them used) into the sums.
+template <int OBT, int R, int XS>
+[[gnu::always_inline]] inline void add_channel_block(v16 (&acc)[OBT][R], const float* xb,
+                                                     const float* const (&wb)[OBT], int64_t channels) {
+  if (channels == 16) {
+    #pragma GCC unroll 16
+    for (int k = 0; k < 16; ++k) pointwise_step<OBT, R, XS>(acc, xb, wb, k);
+  } else {
+    for (int k = 0; k < channels; ++k) pointwise_step<OBT, R, XS>(acc, xb, wb, k);
+  }
+}
+
+/// The chain on the sums, then stored: block o's R vectors from dst + at + o * block_stride.
+template <int OBT, int R>
+[[gnu::always_inline]] inline void finish_and_store(v16 (&acc)[OBT][R], const Job& j, int64_t ob, int64_t at,
+                                                    int64_t block_stride) {
+  #pragma GCC unroll 16
+  for (int o = 0; o < OBT; ++o) {
+    const int64_t at_o = at + o * block_stride;
+    finish<R>(acc[o], j, ob + o, j.residual ? j.residual + at_o : nullptr);
+    #pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) store(j.dst + at_o + r * 16, acc[o][r]);
+  }
+}
+
+/// R pixels from `pixel` of one image times OBT output blocks from `ob`, all sums in registers.
+template <int OBT, int R>
+[[gnu::always_inline]] inline void pointwise_tile(const Job& j, int64_t image, int64_t ob, int64_t pixel) {
+  const float* x = j.src + image * j.x_image + pixel * 16;
+  v16 acc[OBT][R];
+  start_at_bias<OBT, R>(acc, j, ob);
   for (int64_t cb = 0; cb * 16 < j.c; ++cb) {
-    const float* xb = x + cb * j.x_blk;
     const float* wb[OBT];
     #pragma GCC unroll 16
     for (int o = 0; o < OBT; ++o) wb[o] = j.weights + ((ob + o) * j.c + cb * 16) * 16;
-    const int64_t channels = std::min<int64_t>(16, j.c - cb * 16);
-    if (channels == 16) {
-      #pragma GCC unroll 16
-      for (int k = 0; k < 16; ++k) pointwise_step<OBT, R>(acc, xb, wb, k);
-    } else {
-      for (int k = 0; k < channels; ++k) pointwise_step<OBT, R>(acc, xb, wb, k);
-    }
+    add_channel_block<OBT, R, 16>(acc, x + cb * j.x_blk, wb, std::min<int64_t>(16, j.c - cb * 16));
   }
-  #pragma GCC unroll 16
-  for (int o = 0; o < OBT; ++o) {
-    const int64_t at = image * j.y_image + pixel * 16 + (ob + o) * j.y_blk;  // R vectors from here
-    finish<R>(acc[o], j, ob + o, j.residual ? j.residual + at : nullptr);
-    #pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) store(j.dst + at + r * 16, acc[o][r]);
-  }
+  finish_and_store<OBT, R>(acc, j, ob, image * j.y_image + pixel * 16 + ob * j.y_blk, j.y_blk);
 }
 
 /// The last `count` (< R) pixels of a run: the tile of exactly that width.
@@ -222,12 +223,7 @@ template <int OBT, int R, int SW>
   const Conv2dParams& p = *j.p;
   const int64_t in_blocks = ceil_div(p.c, 16), taps = p.kh * p.kw;
   v16 acc[OBT][R];
-  #pragma GCC unroll 16
-  for (int o = 0; o < OBT; ++o) {
-    const v16 b = load(j.bias + (ob + o) * 16);
-    #pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) acc[o][r] = b;
-  }
+  start_at_bias<OBT, R>(acc, j, ob);
   for (int64_t cb = 0; cb < in_blocks; ++cb) {
     const float* plane = j.src + (n * in_blocks + cb) * p.h * p.w * 16;
     const int64_t channels = std::min<int64_t>(16, p.c - cb * 16);
@@ -237,26 +233,15 @@ template <int OBT, int R, int SW>
       for (int64_t kx = 0; kx < p.kw; ++kx) {
         const int64_t ix = ox * SW - p.pw + kx * p.dw;
         if (R == 1 && (ix < 0 || ix >= p.w)) continue;
-        const float* xb = plane + (iy * p.w + ix) * 16;
         const float* wb[OBT];
         #pragma GCC unroll 16
         for (int o = 0; o < OBT; ++o) wb[o] = j.weights + (((ob + o) * in_blocks + cb) * taps + ky * p.kw + kx) * 256;
-        if (channels == 16) {
-          #pragma GCC unroll 16
-          for (int k = 0; k < 16; ++k) pointwise_step<OBT, R, SW * 16>(acc, xb, wb, k);
-        } else {
-          for (int k = 0; k < channels; ++k) pointwise_step<OBT, R, SW * 16>(acc, xb, wb, k);
-        }
+        add_channel_block<OBT, R, SW * 16>(acc, plane + (iy * p.w + ix) * 16, wb, channels);
       }
     }
   }
-  #pragma GCC unroll 16
-  for (int o = 0; o < OBT; ++o) {
-    const int64_t at = (((n * j.out_blocks + ob + o) * p.oh + oy) * p.ow + ox) * 16;  // R vectors from here
-    finish<R>(acc[o], j, ob + o, j.residual ? j.residual + at : nullptr);
-    #pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) store(j.dst + at + r * 16, acc[o][r]);
-  }
+  const int64_t block_stride = p.oh * p.ow * 16;
+  finish_and_store<OBT, R>(acc, j, ob, ((n * j.out_blocks + ob) * p.oh + oy) * p.ow * 16 + ox * 16, block_stride);
 }
 
 /// One output row for OBT output blocks from `ob`: interior columns R at a time, the rest one by one.
@@ -303,8 +288,11 @@ template <int OBT, int R>
 
 // ---- depthwise -----------------------------------------------------------------------------
 
-/// R outputs of one row from column `ox`, every tap inside the input (no bounds checks).
-template <int R>
+/// R outputs of one row from column `ox`, every tap inside the input (no bounds checks). With
+/// KW > 0 (column stride and dilation 1, a KW-wide window) each input column is loaded once
+/// and multiplied into the up to KW outputs that read it: R + KW - 1 loads per window row
+/// instead of R * KW.
+template <int R, int KW>
 [[gnu::always_inline]] inline void depthwise_tile(const Job& j, const float* plane, const float* w, v16 b,
                                                   int64_t oy, int64_t ox, float* out) {
   const Conv2dParams& p = *j.p;
@@ -312,43 +300,28 @@ template <int R>
   #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) acc[r] = b;
   for (int64_t ky = 0; ky < p.kh; ++ky) {
-    const int64_t iy = oy * p.sh - p.ph + ky * p.dh;
-    if (iy < 0 || iy >= p.h) continue;
-    const float* row = plane + iy * p.w * 16;
-    for (int64_t kx = 0; kx < p.kw; ++kx) {
-      const v16 wv = load(w + (ky * p.kw + kx) * 16);
-      const float* in = row + (ox * p.sw - p.pw + kx * p.dw) * 16;
-      #pragma GCC unroll 16
-      for (int r = 0; r < R; ++r) acc[r] += load(in + r * p.sw * 16) * wv;
-    }
-  }
-  #pragma GCC unroll 16
-  for (int r = 0; r < R; ++r) store(out + (ox + r) * 16, acc[r]);
-}
-
-/// depthwise_tile for column stride 1, column dilation 1 and a KW-wide window: each input column is loaded
-/// once and multiplied into the up to KW outputs that read it (R + KW - 1 loads per window row
-/// instead of R * KW).
-template <int R, int KW>
-[[gnu::always_inline]] inline void depthwise_tile_s1(const Job& j, const float* plane, const float* w, v16 b,
-                                                     int64_t oy, int64_t ox, float* out) {
-  const Conv2dParams& p = *j.p;
-  v16 acc[R];
-  #pragma GCC unroll 16
-  for (int r = 0; r < R; ++r) acc[r] = b;
-  for (int64_t ky = 0; ky < p.kh; ++ky) {
     const int64_t iy = oy * p.sh - p.ph + ky * p.dh;  // rows may be strided (PP-OCR rec: stride 2 x 1)
     if (iy < 0 || iy >= p.h) continue;
-    const float* in = plane + (iy * p.w + ox - p.pw) * 16;
-    v16 wv[KW];
-    #pragma GCC unroll 16
-    for (int kx = 0; kx < KW; ++kx) wv[kx] = load(w + (ky * KW + kx) * 16);
-    #pragma GCC unroll 32
-    for (int i = 0; i < R + KW - 1; ++i) {
-      const v16 xv = load(in + i * 16);
+    const float* row = plane + iy * p.w * 16;
+    if constexpr (KW > 0) {
+      const float* in = row + (ox - p.pw) * 16;
+      v16 wv[KW];
       #pragma GCC unroll 16
-      for (int kx = 0; kx < KW; ++kx)
-        if (i - kx >= 0 && i - kx < R) acc[i - kx] += xv * wv[kx];
+      for (int kx = 0; kx < KW; ++kx) wv[kx] = load(w + (ky * KW + kx) * 16);
+      #pragma GCC unroll 32
+      for (int i = 0; i < R + KW - 1; ++i) {
+        const v16 xv = load(in + i * 16);
+        #pragma GCC unroll 16
+        for (int kx = 0; kx < KW; ++kx)
+          if (i - kx >= 0 && i - kx < R) acc[i - kx] += xv * wv[kx];
+      }
+    } else {
+      for (int64_t kx = 0; kx < p.kw; ++kx) {
+        const v16 wv = load(w + (ky * p.kw + kx) * 16);
+        const float* in = row + (ox * p.sw - p.pw + kx * p.dw) * 16;
+        #pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) acc[r] += load(in + r * p.sw * 16) * wv;
+      }
     }
   }
   #pragma GCC unroll 16
@@ -372,8 +345,7 @@ template <int R, int KW>
   store(out + ox * 16, acc);
 }
 
-/// Output rows [begin, end) of (image, channel block, row), interior columns R at a time
-/// (depthwise_tile_s1<R, KW> when KW > 0, else depthwise_tile<R>).
+/// Output rows [begin, end) of (image, channel block, row), interior columns R at a time.
 template <int R, int KW>
 [[gnu::always_inline]] inline void depthwise_rows(const Job& j, int64_t begin, int64_t end) {
   const Conv2dParams& p = *j.p;
@@ -390,8 +362,7 @@ template <int R, int KW>
     float* out = j.dst + at;
     for (int64_t ox = 0; ox < p.ow;) {
       if (ox >= lo && ox + R - 1 <= hi) {
-        if constexpr (KW > 0) depthwise_tile_s1<R, KW>(j, plane, w, b, oy, ox, out);
-        else depthwise_tile<R>(j, plane, w, b, oy, ox, out);
+        depthwise_tile<R, KW>(j, plane, w, b, oy, ox, out);
         ox += R;
       } else {
         depthwise_edge(j, plane, w, b, oy, ox, out);
