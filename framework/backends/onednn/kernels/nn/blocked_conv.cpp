@@ -244,23 +244,36 @@ template <int OBT, int R, int SW>
   finish_and_store<OBT, R>(acc, j, ob, ((n * j.out_blocks + ob) * p.oh + oy) * p.ow * 16 + ox * 16, block_stride);
 }
 
-/// One output row for OBT output blocks from `ob`: interior columns R at a time, the rest one by one.
+/// The last `count` (< R) interior columns of a row from `ox`: the tile of exactly that width.
+template <int OBT, int R, int SW>
+[[gnu::always_inline]] inline void dense_tail(const Job& j, int64_t n, int64_t oy, int64_t ox, int64_t ob,
+                                              int64_t count) {
+  if constexpr (R > 1) {
+    if (count == R) dense_tile<OBT, R, SW>(j, n, oy, ox, ob);
+    else dense_tail<OBT, R - 1, SW>(j, n, oy, ox, ob, count);
+  } else {
+    dense_tile<OBT, 1, SW>(j, n, oy, ox, ob);
+  }
+}
+
+/// One output row for OBT output blocks from `ob`: interior columns R at a time and their
+/// remainder as one narrower tile (13-wide maps would otherwise run a pixel at a time), the
+/// edge columns one by one.
 template <int OBT, int R, int SW>
 [[gnu::always_inline]] inline void dense_row(const Job& j, int64_t n, int64_t oy, int64_t ob) {
   const Conv2dParams& p = *j.p;
   // Columns whose whole window lies inside the input: [lo, hi].
-  const int64_t lo = ceil_div(p.pw, SW);
+  const int64_t lo = std::min(ceil_div(p.pw, SW), p.ow);
   const int64_t span = p.w - 1 + p.pw - (p.kw - 1) * p.dw;
-  const int64_t hi = span < 0 ? -1 : span / SW;
-  for (int64_t ox = 0; ox < p.ow;) {
-    if (ox >= lo && ox + R - 1 <= hi) {
-      dense_tile<OBT, R, SW>(j, n, oy, ox, ob);
-      ox += R;
-    } else {
-      dense_tile<OBT, 1, SW>(j, n, oy, ox, ob);
-      ++ox;
-    }
+  const int64_t hi = std::min(span < 0 ? int64_t(-1) : span / SW, p.ow - 1);
+  int64_t ox = 0;
+  for (; ox < lo; ++ox) dense_tile<OBT, 1, SW>(j, n, oy, ox, ob);
+  for (; ox + R - 1 <= hi; ox += R) dense_tile<OBT, R, SW>(j, n, oy, ox, ob);
+  if (ox <= hi) {
+    dense_tail<OBT, R - 1, SW>(j, n, oy, ox, ob, hi - ox + 1);
+    ox = hi + 1;
   }
+  for (; ox < p.ow; ++ox) dense_tile<OBT, 1, SW>(j, n, oy, ox, ob);
 }
 
 /// Work items [begin, end) of (image, output row, group of OBT output blocks): consecutive items
