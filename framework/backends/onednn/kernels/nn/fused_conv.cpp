@@ -17,7 +17,6 @@
 #include <dnnl.hpp>
 #include <omp.h>
 
-#include <array>
 #include <cstring>
 #include <functional>
 #include <map>
