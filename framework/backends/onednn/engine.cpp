@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "framework/core/error.h"
 #include "framework/tensor/storage.h"
 
 namespace skiff::onednn {
