@@ -31,6 +31,7 @@
 #include "framework/backends/onednn/fused_conv.h"
 #include "framework/backends/onednn/kernels/nn/blocked_conv.h"
 #include "framework/backends/onednn/kernels/nn/conv_dims.h"
+#include "framework/core/cpu_features.h"
 #include "framework/core/threading.h"
 #include "framework/ops/nn/conv_params.h"
 #include "framework/tensor/storage.h"
@@ -360,8 +361,9 @@ void fused_conv2d_onednn(const KernelContext& c) {
   const Shape logical_x = lay.src_blocked ? Shape{x.size(0), w.size(1) * groups, x.size(2), x.size(3)} : x.shape();
   Conv2dParams p = Conv2dParams::from(logical_x, w.shape(), c.attrs);
   // Winograd, where it pays, beats the loops on wide 3x3 layers; everything else the loops serve
-  // runs on them.
-  const BlockedConvKind loops = blocked_conv_kind(p);
+  // runs on them, on AVX-512 CPUs. On AVX2 the loops took 1.7-1.8x oneDNN's AVX2 kernels'
+  // time (PP-OCRv4 det and rec, 1 thread), more than the JIT kernels they spare cost.
+  const BlockedConvKind loops = active_isa() == CpuIsa::Avx512 ? blocked_conv_kind(p) : BlockedConvKind::None;
   if (loops != BlockedConvKind::None && !(loops == BlockedConvKind::Dense && prefer_winograd(p, chain))) {
     fused_conv2d_loops(c, p, chain, lay, with_bias, with_sum);
     return;
