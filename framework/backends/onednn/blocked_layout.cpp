@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "framework/backends/onednn/v16.h"
-#include "framework/core/cpu_features.h"
 #include "framework/core/threading.h"
 
 namespace skiff::onednn {
@@ -104,20 +103,18 @@ template <int H>
 }
 
 using RowFn = void (*)(const float*, float*, int64_t, int64_t, int64_t);
-#define SKIFF_AVX512 gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")
-[[SKIFF_AVX512]] void block_row_avx512(const float* s, float* d, int64_t valid, int64_t plane, int64_t w) {
+[[SKIFF_TARGET_AVX512]] void block_row_avx512(const float* s, float* d, int64_t valid, int64_t plane, int64_t w) {
   block_row_tiles(s, d, valid, plane, w);
 }
-[[SKIFF_AVX512]] void unblock_row_avx512(const float* s, float* d, int64_t valid, int64_t plane, int64_t w) {
+[[SKIFF_TARGET_AVX512]] void unblock_row_avx512(const float* s, float* d, int64_t valid, int64_t plane, int64_t w) {
   unblock_row_tiles(s, d, valid, plane, w);
 }
-[[gnu::target("avx2,fma")]] void block_row_avx2(const float* s, float* d, int64_t valid, int64_t plane, int64_t w) {
+[[SKIFF_TARGET_AVX2]] void block_row_avx2(const float* s, float* d, int64_t valid, int64_t plane, int64_t w) {
   block_row_tiles(s, d, valid, plane, w);
 }
-[[gnu::target("avx2,fma")]] void unblock_row_avx2(const float* s, float* d, int64_t valid, int64_t plane, int64_t w) {
+[[SKIFF_TARGET_AVX2]] void unblock_row_avx2(const float* s, float* d, int64_t valid, int64_t plane, int64_t w) {
   unblock_row_tiles(s, d, valid, plane, w);
 }
-#undef SKIFF_AVX512
 // Baseline SSE would split every shuffle into many: it keeps the scalar loops.
 void block_row_baseline(const float* s, float* d, int64_t valid, int64_t plane, int64_t w) {
   block_row_scalar(s, d, valid, plane, 0, w);
@@ -127,11 +124,8 @@ void unblock_row_baseline(const float* s, float* d, int64_t valid, int64_t plane
 }
 
 RowFn row_fn(bool block, CpuIsa isa) {
-  switch (isa) {
-    case CpuIsa::Avx512: return block ? block_row_avx512 : unblock_row_avx512;
-    case CpuIsa::Avx2: return block ? block_row_avx2 : unblock_row_avx2;
-    default: return block ? block_row_baseline : unblock_row_baseline;
-  }
+  return block ? for_isa<RowFn>(isa, block_row_avx512, block_row_avx2, block_row_baseline)
+               : for_isa<RowFn>(isa, unblock_row_avx512, unblock_row_avx2, unblock_row_baseline);
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "framework/core/cpu_features.h"
+
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace skiff::onednn {
@@ -26,5 +28,15 @@ typedef int32_t m16 __attribute__((vector_size(64)));  ///< lane masks and shuff
 [[gnu::always_inline]] inline void store(float* p, v16 v) { std::memcpy(p, &v, sizeof v); }
 // x - 0 is x for every float (signed zeros too), so this is a plain broadcast.
 [[gnu::always_inline]] inline v16 splat(float x) { return x - v16{}; }
+
+/// The per-ISA entry points: [[SKIFF_TARGET_AVX512]] void f_avx512(...) { body(...); }
+#define SKIFF_TARGET_AVX512 gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")
+#define SKIFF_TARGET_AVX2 gnu::target("avx2,fma")
+
+/// The entry point compiled for `isa`.
+template <class Fn>
+Fn for_isa(CpuIsa isa, Fn avx512, Fn avx2, Fn baseline) {
+  return isa == CpuIsa::Avx512 ? avx512 : isa == CpuIsa::Avx2 ? avx2 : baseline;
+}
 
 }  // namespace skiff::onednn

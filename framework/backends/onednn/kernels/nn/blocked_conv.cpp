@@ -7,7 +7,6 @@
 #include <cstring>
 
 #include "framework/backends/onednn/v16.h"
-#include "framework/core/cpu_features.h"
 #include "framework/core/error.h"
 #include "framework/core/threading.h"
 
@@ -410,9 +409,8 @@ struct PointwiseImpl {
 // Register budgets: AVX-512 holds 2 x 12 pointwise sums (24 of 32 zmm) and 8 depthwise ones
 // (12 with the sliding window, beside up to 5 weights); AVX2 splits each vector in two (6 x 2
 // and 4 x 2 of 16 ymm); SSE in four.
-#define SKIFF_AVX512 gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")
-[[SKIFF_AVX512]] void pointwise_avx512(const Job& j, int64_t b, int64_t e) { pointwise_items<2, 12>(j, b, e); }
-[[gnu::target("avx2,fma")]] void pointwise_avx2(const Job& j, int64_t b, int64_t e) { pointwise_items<1, 6>(j, b, e); }
+[[SKIFF_TARGET_AVX512]] void pointwise_avx512(const Job& j, int64_t b, int64_t e) { pointwise_items<2, 12>(j, b, e); }
+[[SKIFF_TARGET_AVX2]] void pointwise_avx2(const Job& j, int64_t b, int64_t e) { pointwise_items<1, 6>(j, b, e); }
 void pointwise_baseline(const Job& j, int64_t b, int64_t e) { pointwise_items<1, 3>(j, b, e); }
 
 /// 3- and 5-wide windows at column stride 1 (most depthwise layers) get the sliding-window tile.
@@ -424,13 +422,12 @@ template <int R, int RS1>
   else if (s1 && p.kw == 5) depthwise_rows<RS1, 5>(j, b, e);
   else depthwise_rows<R, 0>(j, b, e);
 }
-[[SKIFF_AVX512]] void depthwise_avx512(const Job& j, int64_t b, int64_t e) { depthwise_any<8, 12>(j, b, e); }
-[[SKIFF_AVX512]] void dense_avx512(const Job& j, int64_t b, int64_t e) { dense_any<2, 12>(j, b, e); }
-[[gnu::target("avx2,fma")]] void dense_avx2(const Job& j, int64_t b, int64_t e) { dense_any<1, 6>(j, b, e); }
+[[SKIFF_TARGET_AVX512]] void depthwise_avx512(const Job& j, int64_t b, int64_t e) { depthwise_any<8, 12>(j, b, e); }
+[[SKIFF_TARGET_AVX512]] void dense_avx512(const Job& j, int64_t b, int64_t e) { dense_any<2, 12>(j, b, e); }
+[[SKIFF_TARGET_AVX2]] void dense_avx2(const Job& j, int64_t b, int64_t e) { dense_any<1, 6>(j, b, e); }
 void dense_baseline(const Job& j, int64_t b, int64_t e) { dense_any<1, 3>(j, b, e); }
-[[gnu::target("avx2,fma")]] void depthwise_avx2(const Job& j, int64_t b, int64_t e) { depthwise_any<4, 4>(j, b, e); }
+[[SKIFF_TARGET_AVX2]] void depthwise_avx2(const Job& j, int64_t b, int64_t e) { depthwise_any<4, 4>(j, b, e); }
 void depthwise_baseline(const Job& j, int64_t b, int64_t e) { depthwise_any<2, 2>(j, b, e); }
-#undef SKIFF_AVX512
 
 /// The chain (no Sum step) over `count` floats, 8 vectors at a time, the tail through a
 /// zero-padded vector.
@@ -458,49 +455,23 @@ void depthwise_baseline(const Job& j, int64_t b, int64_t e) { depthwise_any<2, 2
 }
 
 using ChainFn = void (*)(const float*, float*, int64_t, const PostStep*, size_t);
-#define SKIFF_AVX512 gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")
-[[SKIFF_AVX512]] void chain_avx512(const float* s, float* d, int64_t n, const PostStep* c, size_t len) {
+[[SKIFF_TARGET_AVX512]] void chain_avx512(const float* s, float* d, int64_t n, const PostStep* c, size_t len) {
   chain_run(s, d, n, c, len);
 }
-#undef SKIFF_AVX512
-[[gnu::target("avx2,fma")]] void chain_avx2(const float* s, float* d, int64_t n, const PostStep* c, size_t len) {
+[[SKIFF_TARGET_AVX2]] void chain_avx2(const float* s, float* d, int64_t n, const PostStep* c, size_t len) {
   chain_run(s, d, n, c, len);
 }
 void chain_baseline(const float* s, float* d, int64_t n, const PostStep* c, size_t len) {
   chain_run(s, d, n, c, len);
 }
 
-ChainFn chain_impl(CpuIsa isa) {
-  switch (isa) {
-    case CpuIsa::Avx512: return chain_avx512;
-    case CpuIsa::Avx2: return chain_avx2;
-    default: return chain_baseline;
-  }
-}
-
 PointwiseImpl pointwise_impl(CpuIsa isa) {
-  switch (isa) {
-    case CpuIsa::Avx512: return {pointwise_avx512, 2, 12};
-    case CpuIsa::Avx2: return {pointwise_avx2, 1, 6};
-    default: return {pointwise_baseline, 1, 3};
-  }
+  return for_isa<PointwiseImpl>(isa, {pointwise_avx512, 2, 12}, {pointwise_avx2, 1, 6}, {pointwise_baseline, 1, 3});
 }
 
 /// The dense loop of `isa` and its output-block group (OBT above).
 PointwiseImpl dense_impl(CpuIsa isa) {
-  switch (isa) {
-    case CpuIsa::Avx512: return {dense_avx512, 2, 12};
-    case CpuIsa::Avx2: return {dense_avx2, 1, 6};
-    default: return {dense_baseline, 1, 3};
-  }
-}
-
-RangeFn depthwise_impl(CpuIsa isa) {
-  switch (isa) {
-    case CpuIsa::Avx512: return depthwise_avx512;
-    case CpuIsa::Avx2: return depthwise_avx2;
-    default: return depthwise_baseline;
-  }
+  return for_isa<PointwiseImpl>(isa, {dense_avx512, 2, 12}, {dense_avx2, 1, 6}, {dense_baseline, 1, 3});
 }
 
 /// Runs fn over [0, items) split evenly across the OpenMP threads; one thread for small work.
@@ -579,7 +550,7 @@ void run_blocked_conv(const Conv2dParams& p, const BlockedConvArgs& a, const std
     return;
   }
   if (kind == BlockedConvKind::Depthwise) {
-    run_split(depthwise_impl(isa), j, p.n * out_blocks * p.oh, 2.0 * p.n * p.c * p.oh * p.ow * p.kh * p.kw);
+    run_split(for_isa<RangeFn>(isa, depthwise_avx512, depthwise_avx2, depthwise_baseline), j, p.n * out_blocks * p.oh, 2.0 * p.n * p.c * p.oh * p.ow * p.kh * p.kw);
     return;
   }
   const int64_t plane = p.h * p.w;
@@ -595,7 +566,7 @@ void run_blocked_conv(const Conv2dParams& p, const BlockedConvArgs& a, const std
 void run_post_chain(const float* src, float* dst, int64_t count, const std::vector<PostStep>& chain, CpuIsa isa) {
   for (const PostStep& s : chain)
     SKIFF_CHECK(s.kind != PostOpKind::Sum, "run_post_chain: a Sum step needs a residual (this is a bug)");
-  const ChainFn fn = chain_impl(isa);
+  const ChainFn fn = for_isa<ChainFn>(isa, chain_avx512, chain_avx2, chain_baseline);
   constexpr int64_t kGrain = 1 << 14;  // floats per task: parallel only for large tensors
   const int threads = num_threads();
   const int64_t tasks = (count + kGrain - 1) / kGrain;

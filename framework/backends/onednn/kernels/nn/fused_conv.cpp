@@ -310,8 +310,8 @@ void run_reorder(const Reorder& r, dnnl::memory& from, dnnl::memory& to, Workspa
 
 /// A pointwise or depthwise fused conv on blocked_conv.h's loops (no primitive, whatever the
 /// geometry). NCHW arguments are blocked (and the result unblocked) with the blocked_layout loops.
-void fused_conv2d_loops(const KernelContext& c, const Conv2dParams& p, const std::vector<PostStep>& chain,
-                        Layouts lay, bool with_bias, bool with_sum) {
+void fused_conv2d_loops(const KernelContext& c, const Conv2dParams& p, BlockedConvKind kind,
+                        const std::vector<PostStep>& chain, Layouts lay, bool with_bias, bool with_sum) {
   Workspace& ws = thread_workspace();
   const Tensor& w = c.inputs[1];
   const dnnl::memory::dims in_dims{p.n, p.c, p.h, p.w}, out_dims{p.n, p.o, p.oh, p.ow};
@@ -335,7 +335,7 @@ void fused_conv2d_loops(const KernelContext& c, const Conv2dParams& p, const std
   const size_t packed_floats = blocked_conv_packed_floats(p);
   // A negative first number keeps these keys apart from the oneDNN layouts' (dims first).
   std::shared_ptr<void> packed =
-      cached_weights(w, {-1, int64_t(blocked_conv_kind(p)), p.o, p.c, p.kh, p.kw}, packed_floats * sizeof(float),
+      cached_weights(w, {-1, int64_t(kind), p.o, p.c, p.kh, p.kw}, packed_floats * sizeof(float),
                      [&](void* to) { pack_blocked_conv_weights(p, w.data<float>(), static_cast<float*>(to)); });
   args.weights = static_cast<const float*>(packed.get());
   args.bias = with_bias ? c.inputs[2].data<float>() : nullptr;
@@ -365,7 +365,7 @@ void fused_conv2d_onednn(const KernelContext& c) {
   // time (PP-OCRv4 det and rec, 1 thread), more than the JIT kernels they spare cost.
   const BlockedConvKind loops = active_isa() == CpuIsa::Avx512 ? blocked_conv_kind(p) : BlockedConvKind::None;
   if (loops != BlockedConvKind::None && !(loops == BlockedConvKind::Dense && prefer_winograd(p, chain))) {
-    fused_conv2d_loops(c, p, chain, lay, with_bias, with_sum);
+    fused_conv2d_loops(c, p, loops, chain, lay, with_bias, with_sum);
     return;
   }
   std::shared_ptr<const FusedConvPlan> plan;
