@@ -4,7 +4,6 @@
 #include <optional>
 #include <unordered_set>
 
-#include "framework/backends/onednn/fused_conv.h"
 #include "framework/graph/ops/fused.h"
 #include "framework/graph/passes.h"
 #include "framework/ops/ops.h"
@@ -718,7 +717,7 @@ size_t use_channel_concats(Graph& g) {
     std::vector<int64_t> channels;
     for (const auto& in : n.inputs) {
       const auto c = in.empty() ? std::nullopt : static_channels(g, producer, in);
-      if (!c || *c <= 0 || *c % onednn::kBlock != 0) break;
+      if (!c || *c <= 0 || *c % kChannelBlock != 0) break;
       channels.push_back(*c);
     }
     if (channels.size() != n.inputs.size()) continue;
@@ -731,6 +730,8 @@ size_t use_channel_concats(Graph& g) {
 }
 
 size_t select_blocked_layouts(Graph& g) {
+  // The layout is the fast kernel's choice: the reference kernel would only reorder back and forth.
+  if (!fused_conv2d_prefers_blocked()) return 0;
   std::unordered_map<std::string, std::vector<std::pair<const Node*, size_t>>> readers;
   for (const auto& n : g.nodes)
     for (size_t k = 0; k < n.inputs.size(); ++k)

@@ -6,7 +6,6 @@
 #include <set>
 #include <string>
 
-#include "framework/backends/onednn/fused_conv.h"
 #include "framework/graph/lowering.h"
 #include "framework/ops/op.h"
 
@@ -26,11 +25,6 @@ TEST(RegistryCompletenessTest, EveryKernelBelongsToAnOp) {
   const auto kernels = registered_kernels();
   const auto ops = registered_ops();
   const std::set<std::string> op_names(ops.begin(), ops.end());
-  // Kernels with no eager op on purpose: the graph engine's fused oneDNN kernels, looked up
-  // by these constants (framework/graph/ops/fused.cpp). Any other name is a typo.
-  const std::set<std::string> graph_only{onednn::kFusedConvKernel, onednn::kEltwiseChainKernel,
-                                         onednn::kUnblockKernel};
-  std::set<std::string> graph_only_seen;
   // The table is the real one: every op's kernels_for() rows appear in it.
   size_t via_ops = 0;
   for (const auto& name : ops) via_ops += kernels_for(name).size();
@@ -40,22 +34,11 @@ TEST(RegistryCompletenessTest, EveryKernelBelongsToAnOp) {
     std::string types;
     for (int d = 0; d < kNumDTypes; ++d)
       if (k.entry.dtypes & dtype_bit(DType(d))) types += (types.empty() ? "" : ",") + std::string(dtype_name(DType(d)));
-    if (graph_only.count(k.op)) {
-      graph_only_seen.insert(k.op);
-      EXPECT_FALSE(op_names.count(k.op)) << k.op << " is listed as graph-only but is an op";
-      continue;
-    }
     EXPECT_TRUE(op_names.count(k.op))
         << "kernel registered under '" << k.op << "' (backend " << k.entry.backend << ", device "
         << Device{k.entry.device, 0}.str() << ", dtypes " << types << ") belongs to no registered op";
     EXPECT_NE(k.entry.fn, nullptr) << k.op << " (" << k.entry.backend << ")";
     EXPECT_NE(k.entry.dtypes, 0u) << k.op << " (" << k.entry.backend << ") supports no dtype";
-  }
-  // The graph-only list is not stale: with the oneDNN backend built, each name has its kernel.
-  bool onednn_built = false;
-  for (const auto& k : kernels) onednn_built |= k.entry.backend == "onednn";
-  if (onednn_built) {
-    EXPECT_EQ(graph_only_seen, graph_only);
   }
   EXPECT_THROW(op_def("not_an_op"), NotImplementedError);
 }

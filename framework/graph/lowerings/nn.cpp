@@ -193,4 +193,15 @@ SKIFF_NOT_EXPORTABLE(interpolate_backward,
                      "'interpolate_backward' is the gradient of interpolate; export traces inference");
 SKIFF_NOT_EXPORTABLE(pad_backward, "'pad_backward' is the gradient of pad; export traces inference");
 
+
+// The fused inference ops (framework/ops/nn/fused.h) exist only inside optimised graphs, which the
+// fusion passes build from exportable nodes; eager code does not call them.
+SKIFF_NOT_EXPORTABLE(fused_conv2d, "'fused_conv2d' is built by the graph fusion passes; export the unfused model");
+SKIFF_NOT_EXPORTABLE(eltwise_chain, "'eltwise_chain' is built by the graph fusion passes; export the unfused model");
+SKIFF_NOT_EXPORTABLE(unblock_channels,
+                     "'unblock_channels' converts a oneDNN channel-blocked layout, which ONNX has no notion of");
+SKIFF_NOT_EXPORTABLE(channel_mul, "'channel_mul' is built by the graph fusion passes; export the unfused model");
+SKIFF_NOT_EXPORTABLE(upsample_nearest2d,
+                     "'upsample_nearest2d' is built by the graph fusion passes; export the unfused model");
+
 }  // namespace skiff::graph

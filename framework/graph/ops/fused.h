@@ -2,7 +2,8 @@
 /// \file fused.h
 /// The post-op chains of the fused graph ops ("skiff.FusedConv", "skiff.Eltwise"),
 /// shared by the ops (framework/graph/ops/fused.cpp) and the passes that create
-/// them (framework/graph/fusion.cpp).
+/// them (framework/graph/fusion.cpp). The ops run the fused ops of
+/// framework/ops/nn/fused.h, whose PostStep kinds these names map to.
 ///
 /// A chain is stored on the node as three attributes of equal length:
 /// "post_ops" (strings), "post_alpha" and "post_beta" (floats). Steps:
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "framework/graph/ir.h"
+#include "framework/ops/nn/fused.h"
 
 namespace skiff::graph {
 
@@ -33,9 +35,8 @@ struct PostOp {
 std::vector<PostOp> post_ops_of(const Node& node);
 /// Stores `ops` as the node's chain, replacing any previous one.
 void set_post_ops(Node& node, const std::vector<PostOp>& ops);
-/// Applies one step with skiff ops (the reference definition). `residual` is read by "sum" only.
-Tensor apply_post_op(const PostOp& op, const Tensor& y, const Tensor& residual);
-/// A 0-d tensor holding v, in like's dtype when that is floating point (else float32).
-Tensor scalar_tensor(float v, const Tensor& like);
+/// The chain stored on a fused node as the fused ops' steps.
+/// \throws ValueError naming the node for an unknown step name.
+std::vector<PostStep> post_steps_of(const Node& node);
 
 }  // namespace skiff::graph

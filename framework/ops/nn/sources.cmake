@@ -7,4 +7,5 @@ list(APPEND SKIFF_OPS_SOURCES
   ops/nn/interpolate.cpp
   ops/nn/pad.cpp
   ops/nn/pixel_shuffle.cpp
+  ops/nn/fused.cpp
 )

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "framework/backends/onednn/blocked_layout.h"
-#include "framework/backends/onednn/fused_conv.h"
 #include "framework/backends/onednn/kernels/nn/blocked_conv.h"
 #include "framework/core/rng.h"
 #include "framework/ops/ops.h"
@@ -78,6 +77,7 @@ double compare(const Geometry& g, const std::vector<PostStep>& chain, bool src_b
   a.set("padding", std::vector<int64_t>{g.pad, g.pad});
   a.set("dilation", std::vector<int64_t>{g.dilation, g.dilation});
   a.set("groups", g.groups);
+  a.set("has_bias", true);
   std::vector<int64_t> kinds;
   std::vector<double> alpha, beta;
   bool with_sum = false;
@@ -96,7 +96,9 @@ double compare(const Geometry& g, const std::vector<PostStep>& chain, bool src_b
   const Shape out_shape = dst_blocked ? Shape{ref.size(0), (g.o + kBlock - 1) / kBlock, ref.size(2), ref.size(3), kBlock}
                                       : ref.shape();
   std::vector<Tensor> outputs{full(out_shape, std::nan(""), DType::Float32)};
-  find_kernel(kFusedConvKernel, kCPU, DType::Float32).fn(KernelContext{inputs, outputs, a});
+  const KernelEntry& kernel = find_kernel("fused_conv2d", kCPU, DType::Float32);
+  EXPECT_EQ(kernel.backend, "onednn");
+  kernel.fn(KernelContext{inputs, outputs, a});
   const Tensor expected = dst_blocked ? to_blocked(ref) : ref;  // padded channels zero
   const Tensor got = outputs[0];
   // The narrower ISAs' loops, blocked in and out, must agree with the kernel's to rounding.

@@ -7,4 +7,5 @@ list(APPEND SKIFF_CPU_KERNEL_SOURCES
   cpu/kernels/nn/interpolate.cpp
   cpu/kernels/nn/pad.cpp
   cpu/kernels/nn/pixel_shuffle.cpp
+  cpu/kernels/nn/fused.cpp
 )

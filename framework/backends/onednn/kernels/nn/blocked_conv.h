@@ -2,7 +2,7 @@
 /// \file blocked_conv.h
 /// Convolutions on nChw16c activations (pointwise, depthwise, and dense ones with at least 16
 /// input channels), and post-op chains on their own, as loops compiled ahead of time, for the
-/// fused kernels (fused_conv.h). oneDNN JIT-compiles a kernel for every geometry it has not
+/// fused ops' kernels (framework/ops/nn/fused.h, kernels/nn/fused_conv.cpp). oneDNN JIT-compiles a kernel for every geometry it has not
 /// seen (batch, height, width); OCR gives each image and each recognition batch new ones, and
 /// over 40 mixed images `skiff ocr --threads 2` created about 2,300 pointwise and depthwise
 /// kernels: 0.66 s of its 4.9 s, plus most of its system time (each kernel is an mmap, two
@@ -15,17 +15,15 @@
 #include <cstddef>
 #include <vector>
 
-#include "framework/backends/onednn/fused_conv.h"
 #include "framework/core/cpu_features.h"
 #include "framework/ops/nn/conv_params.h"
+#include "framework/ops/nn/fused.h"
 
 namespace skiff::onednn {
 
-/// One element-wise step of a fused conv's post-op chain (fused_conv.h lists the kinds).
-struct PostStep {
-  PostOpKind kind;
-  float alpha, beta;
-};
+using ::skiff::PostOpKind;
+using ::skiff::PostStep;
+inline constexpr int64_t kBlock = kChannelBlock;
 
 enum class BlockedConvKind {
   None,       ///< not served here

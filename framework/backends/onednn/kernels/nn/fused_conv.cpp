@@ -1,19 +1,20 @@
-// oneDNN kernels for the graph engine's fused ops (contract in framework/backends/onednn/fused_conv.h):
-// "skiff_fused_conv2d" = conv2d + bias + a chain of element-wise post-ops (relu, clip, hardswish,
-// linear, logistic, swish, sum with a residual), and "skiff_eltwise_chain" = the same chain on its
-// own. Float32 on the CPU device.
+// oneDNN kernels of the fused inference ops (framework/ops/nn/fused.h), float32 on the CPU device,
+// priority 10 over the reference kernels (framework/backends/cpu/kernels/nn/fused.cpp):
+// fused_conv2d = conv2d + bias + a chain of element-wise post-ops (relu, clip, hardswish, linear,
+// logistic, swish, sum with a residual), eltwise_chain = the same chain on its own, and
+// unblock_channels (nChw16c -> NCHW).
 // Algorithm: one oneDNN convolution primitive with primitive_attr post-ops, created like the plain
 // conv kernel (kernels/nn/conv.cpp: format_tag::any, forward_training so NCHW tensors get the
 // channel-blocked kernels, user-mode scratchpads, primitives cached per geometry + thread count).
 // Wide 3x3 stride-1 layers run as Winograd F(4x4, 3x3) (prefer_winograd()), which takes no
 // eltwise post-ops: their chain runs afterwards, in place on the result (blocked_conv.h's loops).
-// Pointwise, depthwise and most dense convs (blocked_conv_kind()), and "skiff_eltwise_chain",
-// run on blocked_conv.h's loops: no primitive (and no JIT kernel) per geometry.
+// Pointwise, depthwise and most dense convs (blocked_conv_kind()), and eltwise_chain, run on
+// blocked_conv.h's loops: no primitive (and no JIT kernel) per geometry. Strided inputs, empty
+// tensors and geometries oneDNN cannot plan are declined (supports()), so the reference runs.
 // Differences: the weights are reordered into the primitive's layout once and cached by weight
 // storage (weak reference + version), not on every call; a Sum residual is reordered into the
 // primitive's destination buffer before the convolution runs.
-// Reference: the composite definitions of the fused graph ops (framework/graph/ops/fused.cpp),
-// which tests/framework/graph/fusion_test.cpp compares against at 1e-5 relative.
+// Reference: the reference kernels, which tests/framework/ops/nn/fused_test.cpp compares against.
 #include <dnnl.hpp>
 #include <omp.h>
 
@@ -28,12 +29,12 @@
 #include "framework/backends/onednn/engine.h"
 #include "framework/backends/onednn/dnnl_check.h"
 #include "framework/backends/onednn/blocked_layout.h"
-#include "framework/backends/onednn/fused_conv.h"
 #include "framework/backends/onednn/kernels/nn/blocked_conv.h"
 #include "framework/backends/onednn/kernels/nn/conv_dims.h"
 #include "framework/core/cpu_features.h"
 #include "framework/core/threading.h"
 #include "framework/ops/nn/conv_params.h"
+#include "framework/ops/nn/fused.h"
 #include "framework/tensor/storage.h"
 
 namespace skiff::onednn {
@@ -50,23 +51,6 @@ dnnl::primitive_attr user_scratchpad_attr() {
 }
 
 // ---- post-op chain ---------------------------------------------------------------------------
-
-std::vector<PostStep> read_chain(const Attrs& a) {
-  std::vector<PostStep> chain;
-  if (!a.has("post_kinds")) return chain;
-  const auto& kinds = a.get_ints("post_kinds");
-  const auto& alpha = a.get_floats("post_alpha");
-  const auto& beta = a.get_floats("post_beta");
-  SKIFF_CHECK(alpha.size() == kinds.size() && beta.size() == kinds.size(),
-              "fused kernels: post_kinds/post_alpha/post_beta have {}/{}/{} values", kinds.size(), alpha.size(),
-              beta.size());
-  for (size_t i = 0; i < kinds.size(); ++i) {
-    SKIFF_CHECK(kinds[i] >= 0 && kinds[i] <= int64_t(PostOpKind::LeakyRelu), "fused kernels: unknown post-op kind {}",
-                kinds[i]);
-    chain.push_back({PostOpKind(kinds[i]), float(alpha[i]), float(beta[i])});
-  }
-  return chain;
-}
 
 /// The oneDNN eltwise algorithm and its (alpha, beta) for a non-Sum step.
 std::tuple<dnnl::algorithm, float, float> eltwise_of(const PostStep& s) {
@@ -308,71 +292,94 @@ void run_reorder(const Reorder& r, dnnl::memory& from, dnnl::memory& to, Workspa
   r.prim->execute(thread_stream(), args);
 }
 
+/// One fused_conv2d call as its kernel sees it: inputs {x, weight, [bias], [residual]}.
+struct FusedCall {
+  const Tensor& x;
+  const Tensor& w;
+  const Tensor* bias = nullptr;
+  const Tensor* residual = nullptr;
+  std::vector<PostStep> chain;
+  Layouts lay;
+  Conv2dParams p;
+  BlockedConvKind loops = BlockedConvKind::None;  ///< set when blocked_conv.h's loops serve it
+
+  explicit FusedCall(const KernelContext& c)
+      : x(c.inputs[0]), w(c.inputs[1]), chain(nn_detail::post_chain(c.attrs, "fused_conv2d")),
+        lay{c.inputs[0].dim() == 5, c.outputs[0].dim() == 5} {
+    if (c.attrs.get_bool("has_bias")) bias = &c.inputs[2];
+    for (const PostStep& s : chain)
+      if (s.kind == PostOpKind::Sum) residual = &c.inputs.back();
+    // A blocked input [N, ceil(C / 16), H, W, 16] holds C = weight.size(1) * groups channels.
+    const int64_t groups = c.attrs.get_int("groups");
+    const Shape logical_x = lay.src_blocked ? Shape{x.size(0), w.size(1) * groups, x.size(2), x.size(3)} : x.shape();
+    p = Conv2dParams::from(logical_x, w.shape(), c.attrs);
+    // Winograd, where it pays, beats the loops on wide 3x3 layers; everything else the loops
+    // serve runs on them, on AVX-512 CPUs. On AVX2 the loops took 1.7-1.8x oneDNN's AVX2
+    // kernels' time (PP-OCRv4 det and rec, 1 thread), more than the JIT kernels they spare cost.
+    const BlockedConvKind kind = active_isa() == CpuIsa::Avx512 ? blocked_conv_kind(p) : BlockedConvKind::None;
+    if (!(kind == BlockedConvKind::Dense && prefer_winograd(p, chain))) loops = kind;
+  }
+};
+
 /// A pointwise or depthwise fused conv on blocked_conv.h's loops (no primitive, whatever the
 /// geometry). NCHW arguments are blocked (and the result unblocked) with the blocked_layout loops.
-void fused_conv2d_loops(const KernelContext& c, const Conv2dParams& p, BlockedConvKind kind,
-                        const std::vector<PostStep>& chain, Layouts lay, bool with_bias, bool with_sum) {
+void fused_conv2d_loops(const FusedCall& f, Tensor& out_tensor) {
   Workspace& ws = thread_workspace();
-  const Tensor& w = c.inputs[1];
+  const Conv2dParams& p = f.p;
+  const Layouts lay = f.lay;
+  const Tensor& w = f.w;
   const dnnl::memory::dims in_dims{p.n, p.c, p.h, p.w}, out_dims{p.n, p.o, p.oh, p.ow};
   const auto blocked_bytes = [](const dnnl::memory::dims& d) {
     return size_t(d[0] * ((d[1] + kBlock - 1) / kBlock) * kBlock * d[2] * d[3]) * sizeof(float);
   };
   BlockedConvArgs args;
-  args.src = c.inputs[0].data<float>();
+  args.src = f.x.data<float>();
   if (!lay.src_blocked) {
     auto* blocked = static_cast<float*>(ws.get(Workspace::Src, blocked_bytes(in_dims)));
     run_blocked_reorder(BlockedReorder::Block, args.src, blocked, in_dims);
     args.src = blocked;
   }
-  if (with_sum) {
+  if (f.residual) {
     auto* blocked = static_cast<float*>(ws.get(Workspace::Residual, blocked_bytes(out_dims)));
-    run_blocked_reorder(BlockedReorder::Block, c.inputs[3].data<float>(), blocked, out_dims);
+    run_blocked_reorder(BlockedReorder::Block, f.residual->data<float>(), blocked, out_dims);
     args.residual = blocked;
   }
-  float* out = c.outputs[0].data<float>();
+  float* out = out_tensor.data<float>();
   args.dst = lay.dst_blocked ? out : static_cast<float*>(ws.get(Workspace::Dst, blocked_bytes(out_dims)));
   const size_t packed_floats = blocked_conv_packed_floats(p);
   // A negative first number keeps these keys apart from the oneDNN layouts' (dims first).
   std::shared_ptr<void> packed =
-      cached_weights(w, {-1, int64_t(kind), p.o, p.c, p.kh, p.kw}, packed_floats * sizeof(float),
+      cached_weights(w, {-1, int64_t(f.loops), p.o, p.c, p.kh, p.kw}, packed_floats * sizeof(float),
                      [&](void* to) { pack_blocked_conv_weights(p, w.data<float>(), static_cast<float*>(to)); });
   args.weights = static_cast<const float*>(packed.get());
-  args.bias = with_bias ? c.inputs[2].data<float>() : nullptr;
-  run_blocked_conv(p, args, chain);
+  args.bias = f.bias ? f.bias->data<float>() : nullptr;
+  run_blocked_conv(p, args, f.chain);
   if (!lay.dst_blocked) run_blocked_reorder(BlockedReorder::Unblock, args.dst, out, out_dims);
 }
 
+/// Contiguous, non-empty calls the loops serve or oneDNN can plan (the plan is built once and
+/// cached); the reference kernel takes the others.
+bool fused_conv2d_supported(const KernelContext& c) {
+  for (const Tensor& t : c.inputs)
+    if (!t.is_contiguous()) return false;
+  const FusedCall f(c);
+  if (f.p.n == 0 || f.p.c == 0 || f.p.o == 0) return false;
+  return f.loops != BlockedConvKind::None || get_plan(f.p, f.bias != nullptr, f.chain, f.lay) != nullptr;
+}
+
 void fused_conv2d_onednn(const KernelContext& c) {
-  const Tensor& x = c.inputs[0];
-  const Tensor& w = c.inputs[1];
-  const bool with_bias = c.inputs.size() > 2 && c.inputs[2].defined();
-  std::vector<PostStep> chain = read_chain(c.attrs);
-  bool with_sum = false;
-  for (const PostStep& s : chain) with_sum |= s.kind == PostOpKind::Sum;
-  SKIFF_CHECK(!with_sum || (c.inputs.size() > 3 && c.inputs[3].defined()),
-              "skiff_fused_conv2d: a Sum post-op needs the residual as input 3");
-  for (size_t i = 0; i < c.inputs.size(); ++i)
-    SKIFF_CHECK(!c.inputs[i].defined() || c.inputs[i].is_contiguous(),
-                "skiff_fused_conv2d: input {} must be contiguous", i);
-  Layouts lay{x.dim() == 5, c.outputs[0].dim() == 5};
-  const int64_t groups = c.attrs.get_int("groups");
-  // A blocked input [N, ceil(C / 16), H, W, 16] holds C = weight.size(1) * groups channels.
-  const Shape logical_x = lay.src_blocked ? Shape{x.size(0), w.size(1) * groups, x.size(2), x.size(3)} : x.shape();
-  Conv2dParams p = Conv2dParams::from(logical_x, w.shape(), c.attrs);
-  // Winograd, where it pays, beats the loops on wide 3x3 layers; everything else the loops serve
-  // runs on them, on AVX-512 CPUs. On AVX2 the loops took 1.7-1.8x oneDNN's AVX2 kernels'
-  // time (PP-OCRv4 det and rec, 1 thread), more than the JIT kernels they spare cost.
-  const BlockedConvKind loops = active_isa() == CpuIsa::Avx512 ? blocked_conv_kind(p) : BlockedConvKind::None;
-  if (loops != BlockedConvKind::None && !(loops == BlockedConvKind::Dense && prefer_winograd(p, chain))) {
-    fused_conv2d_loops(c, p, loops, chain, lay, with_bias, with_sum);
+  const FusedCall f(c);
+  if (f.loops != BlockedConvKind::None) {
+    fused_conv2d_loops(f, c.outputs[0]);
     return;
   }
-  std::shared_ptr<const FusedConvPlan> plan;
-  if (p.n > 0 && p.c > 0 && p.o > 0) plan = get_plan(p, with_bias, chain, lay);
-  if (!plan) SKIFF_THROW(NotImplementedError, "skiff_fused_conv2d: oneDNN has no kernel for this geometry");
+  const Conv2dParams& p = f.p;
+  const Tensor& x = f.x;
+  const Tensor& w = f.w;
+  std::shared_ptr<const FusedConvPlan> plan = get_plan(p, f.bias != nullptr, f.chain, f.lay);
+  SKIFF_CHECK(plan, "fused_conv2d: oneDNN has no kernel for this geometry (supports() should have declined it)");
   num_threads();  // applies SKIFF_NUM_THREADS to the OpenMP pool oneDNN runs on
-  SKIFF_DNNL_CHECK("skiff_fused_conv2d", {
+  SKIFF_DNNL_CHECK("fused_conv2d", {
     dnnl::engine& eng = cpu_engine();
     Workspace& ws = thread_workspace();
     std::shared_ptr<void> wei = packed_weights(*plan, w);
@@ -384,8 +391,8 @@ void fused_conv2d_onednn(const KernelContext& c) {
                            ? dnnl::memory(plan->dst_prim, eng, ws.get(Workspace::Dst, plan->dst_prim.get_size()))
                            : dst_user;
     if (plan->src_reorder) run_reorder(plan->src_reorder, src_user, src, ws);
-    if (with_sum) {
-      const Tensor& r = c.inputs[3];
+    if (f.residual) {
+      const Tensor& r = *f.residual;
       if (plan->dst_in_reorder) {
         dnnl::memory res(plan->res_user, eng, r.data_ptr());
         run_reorder(plan->dst_in_reorder, res, dst, ws);
@@ -396,7 +403,7 @@ void fused_conv2d_onednn(const KernelContext& c) {
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src},
                                                {DNNL_ARG_WEIGHTS, dnnl::memory(plan->wei_prim, eng, wei.get())},
                                                {DNNL_ARG_DST, dst}};
-    if (with_bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(plan->bias, eng, c.inputs[2].data_ptr()));
+    if (f.bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(plan->bias, eng, f.bias->data_ptr()));
     if (plan->scratch.get_size() > 0)
       args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(plan->scratch, eng, ws.get(Workspace::Scratchpad, plan->scratch.get_size())));
     plan->prim.execute(thread_stream(), args);
@@ -414,13 +421,10 @@ void fused_conv2d_onednn(const KernelContext& c) {
 // ---- eltwise chain -------------------------------------------------------------------------
 
 /// The chain on its own: blocked_conv.h's loops (a oneDNN eltwise primitive per step was one JIT
-/// kernel per tensor size).
+/// kernel per tensor size). Contiguous inputs only.
 void eltwise_chain_loops(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
-  SKIFF_CHECK(x.is_contiguous(), "skiff_eltwise_chain: input must be contiguous");
-  std::vector<PostStep> chain = read_chain(c.attrs);
-  for (const PostStep& s : chain)
-    SKIFF_CHECK(s.kind != PostOpKind::Sum, "skiff_eltwise_chain: Sum is not supported");
+  const std::vector<PostStep> chain = nn_detail::post_chain(c.attrs, "eltwise_chain");
   const int64_t numel = x.numel();
   if (numel == 0) return;
   if (chain.empty()) {
@@ -430,19 +434,22 @@ void eltwise_chain_loops(const KernelContext& c) {
   run_post_chain(x.data<float>(), c.outputs[0].data<float>(), numel, chain);
 }
 
-void unblock_onednn(const KernelContext& c) {
-  const Tensor& x = c.inputs[0];
+/// nChw16c -> NCHW with blocked_layout.h's register transposes. Contiguous inputs only.
+void unblock_channels_onednn(const KernelContext& c) {
   const Tensor& y = c.outputs[0];
-  SKIFF_CHECK(x.dim() == 5 && y.dim() == 4 && x.is_contiguous(), "skiff_unblock: expected a 5-D blocked input");
   const dnnl::memory::dims dims{y.size(0), y.size(1), y.size(2), y.size(3)};
-  run_blocked_reorder(BlockedReorder::Unblock, static_cast<const float*>(x.data_ptr()), static_cast<float*>(y.data_ptr()),
-                      dims);
+  run_blocked_reorder(BlockedReorder::Unblock, c.inputs[0].data<float>(), y.data<float>(), dims);
 }
+
+bool input_contiguous(const KernelContext& c) { return c.inputs[0].is_contiguous(); }
 
 }  // namespace
 
-SKIFF_REGISTER_KERNEL(skiff_unblock, CPU, "onednn", dtype_bit(DType::Float32), 10, unblock_onednn);
-SKIFF_REGISTER_KERNEL(skiff_fused_conv2d, CPU, "onednn", dtype_bit(DType::Float32), 10, fused_conv2d_onednn);
-SKIFF_REGISTER_KERNEL(skiff_eltwise_chain, CPU, "onednn", dtype_bit(DType::Float32), 10, eltwise_chain_loops);
+SKIFF_REGISTER_KERNEL_IF(fused_conv2d, CPU, "onednn", dtype_bit(DType::Float32), 10, fused_conv2d_onednn,
+                         fused_conv2d_supported);
+SKIFF_REGISTER_KERNEL_IF(eltwise_chain, CPU, "onednn", dtype_bit(DType::Float32), 10, eltwise_chain_loops,
+                         input_contiguous);
+SKIFF_REGISTER_KERNEL_IF(unblock_channels, CPU, "onednn", dtype_bit(DType::Float32), 10, unblock_channels_onednn,
+                         input_contiguous);
 
 }  // namespace skiff::onednn
