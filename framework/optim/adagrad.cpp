@@ -1,6 +1,5 @@
-#include <cmath>
-
-#include "framework/optim/kernel_utils.h"
+#include "framework/ops/op.h"
+#include "framework/ops/optim/optim_ops.h"
 #include "framework/optim/optimizers.h"
 
 namespace skiff::optim {
@@ -30,21 +29,12 @@ void Adagrad::update(const ParamGroup& group, Tensor& param, const Tensor& grad,
     skiff::detail::fill(st.buffers["sum"], group.get("initial_accumulator_value"));
   }
   const int64_t t = ++st.step;
-  const double clr = group.get("lr") / (1.0 + double(t - 1) * group.get("lr_decay"));
-  detail::visit_compute(param.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* p = param.data<T>();
-    const T* g = grad.data<T>();
-    T* s = st.buffers["sum"].data<T>();
-    const T c = T(clr), eps = T(group.get("eps")), wd = T(group.get("weight_decay"));
-    const bool maximize = group.get("maximize") != 0;
-    detail::parallel_elements(param.numel(), [&](int64_t i) {
-      T gi = maximize ? -g[i] : g[i];
-      if (wd != 0) gi = gi + wd * p[i];
-      s[i] = s[i] + gi * gi;
-      p[i] = p[i] + (-c) * (gi / (std::sqrt(s[i]) + eps));
-    });
-  });
+  NoGradGuard no_grad;
+  adagrad_step_(param, grad, st.buffers["sum"],
+                {.lr = group.get("lr") / (1.0 + double(t - 1) * group.get("lr_decay")),
+                 .eps = group.get("eps"),
+                 .weight_decay = group.get("weight_decay"),
+                 .maximize = group.get("maximize") != 0});
 }
 
 }  // namespace skiff::optim

@@ -1,6 +1,5 @@
-#include <cmath>
-
-#include "framework/optim/kernel_utils.h"
+#include "framework/ops/op.h"
+#include "framework/ops/optim/optim_ops.h"
 #include "framework/optim/optimizers.h"
 
 namespace skiff::optim {
@@ -32,36 +31,16 @@ void RMSprop::update(const ParamGroup& group, Tensor& param, const Tensor& grad,
   if (centered && !st.buffers.count("grad_avg")) st.buffers["grad_avg"] = zeros_like_state(param);
   if (mu > 0 && !st.buffers.count("momentum_buffer")) st.buffers["momentum_buffer"] = zeros_like_state(param);
   ++st.step;
-  detail::visit_compute(param.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* p = param.data<T>();
-    const T* g = grad.data<T>();
-    T* v = st.buffers["square_avg"].data<T>();
-    T* ga = centered ? st.buffers["grad_avg"].data<T>() : nullptr;
-    T* b = mu > 0 ? st.buffers["momentum_buffer"].data<T>() : nullptr;
-    const T lr = T(group.get("lr")), alpha = T(group.get("alpha")), w = T(1.0 - group.get("alpha"));
-    const T eps = T(group.get("eps")), wd = T(group.get("weight_decay")), m = T(mu);
-    const bool maximize = group.get("maximize") != 0;
-    detail::parallel_elements(param.numel(), [&](int64_t i) {
-      T gi = maximize ? -g[i] : g[i];
-      if (wd != 0) gi = gi + wd * p[i];
-      v[i] = v[i] * alpha + w * gi * gi;
-      T avg;
-      if (ga) {
-        // lerp with weight 1-alpha (< 0.5 for the usual alpha): a + w*(b-a); else PyTorch's other branch.
-        ga[i] = std::abs(w) < T(0.5) ? ga[i] + w * (gi - ga[i]) : gi - (gi - ga[i]) * (T(1) - w);
-        avg = std::sqrt(v[i] + T(-1) * ga[i] * ga[i]) + eps;
-      } else {
-        avg = std::sqrt(v[i]) + eps;
-      }
-      if (b) {
-        b[i] = b[i] * m + gi / avg;
-        p[i] = p[i] + (-lr) * b[i];
-      } else {
-        p[i] = p[i] + (-lr) * (gi / avg);
-      }
-    });
-  });
+  NoGradGuard no_grad;
+  rmsprop_step_(param, grad, st.buffers["square_avg"], centered ? st.buffers["grad_avg"] : Tensor(),
+                mu > 0 ? st.buffers["momentum_buffer"] : Tensor(),
+                {.lr = group.get("lr"),
+                 .alpha = group.get("alpha"),
+                 .eps = group.get("eps"),
+                 .weight_decay = group.get("weight_decay"),
+                 .momentum = mu,
+                 .centered = centered,
+                 .maximize = group.get("maximize") != 0});
 }
 
 }  // namespace skiff::optim

@@ -1,4 +1,5 @@
-#include "framework/optim/kernel_utils.h"
+#include "framework/ops/op.h"
+#include "framework/ops/optim/optim_ops.h"
 #include "framework/optim/optimizers.h"
 
 namespace skiff::optim {
@@ -32,24 +33,15 @@ void SGD::update(const ParamGroup& group, Tensor& param, const Tensor& grad, Par
   const bool first = !st.buffers.count("momentum_buffer");
   if (mu != 0 && first) st.buffers["momentum_buffer"] = zeros_like_state(param);
   ++st.step;
-  detail::visit_compute(param.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* p = param.data<T>();
-    const T* g = grad.data<T>();
-    T* b = mu != 0 ? st.buffers["momentum_buffer"].data<T>() : nullptr;
-    const T lr = T(group.get("lr")), wd = T(group.get("weight_decay")), m = T(mu);
-    const T one_minus_damp = T(1.0 - group.get("dampening"));
-    const bool nesterov = group.get("nesterov") != 0, maximize = group.get("maximize") != 0;
-    detail::parallel_elements(param.numel(), [&](int64_t i) {
-      T d = maximize ? -g[i] : g[i];
-      if (wd != 0) d = d + wd * p[i];
-      if (b) {
-        b[i] = first ? d : b[i] * m + one_minus_damp * d;
-        d = nesterov ? d + m * b[i] : b[i];
-      }
-      p[i] = p[i] + (-lr) * d;
-    });
-  });
+  NoGradGuard no_grad;
+  sgd_step_(param, grad, mu != 0 ? st.buffers["momentum_buffer"] : Tensor(),
+            {.lr = group.get("lr"),
+             .momentum = mu,
+             .dampening = group.get("dampening"),
+             .weight_decay = group.get("weight_decay"),
+             .nesterov = group.get("nesterov") != 0,
+             .maximize = group.get("maximize") != 0,
+             .first = first});
 }
 
 }  // namespace skiff::optim

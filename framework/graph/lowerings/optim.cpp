@@ -2,3 +2,6 @@
 #include "framework/graph/lowering.h"
 
 SKIFF_NOT_EXPORTABLE(adam_step, "'adam_step' is an optimizer update; export traces inference");
+SKIFF_NOT_EXPORTABLE(sgd_step, "'sgd_step' is an optimizer update; export traces inference");
+SKIFF_NOT_EXPORTABLE(rmsprop_step, "'rmsprop_step' is an optimizer update; export traces inference");
+SKIFF_NOT_EXPORTABLE(adagrad_step, "'adagrad_step' is an optimizer update; export traces inference");
