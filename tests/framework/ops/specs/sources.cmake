@@ -1,0 +1,10 @@
+# The op spec table (issue 18 item 7): the table and its reference helpers, one file
+# of specs per op family, the generic suites that run over them, and the test that
+# the table covers every registered op.
+set(SKIFF_OP_SPEC_TEST_SOURCES
+  framework/ops/specs/op_spec.cpp
+  framework/ops/specs/reference.cpp
+  framework/ops/specs/spec_suites_test.cpp
+  framework/ops/specs/unary_specs.cpp
+  framework/ops/specs/binary_specs.cpp
+)
