@@ -7,4 +7,7 @@ set(SKIFF_OP_SPEC_TEST_SOURCES
   framework/ops/specs/spec_suites_test.cpp
   framework/ops/specs/unary_specs.cpp
   framework/ops/specs/binary_specs.cpp
+  framework/ops/specs/reduce_specs.cpp
+  framework/ops/specs/shape_specs.cpp
+  framework/ops/specs/linalg_specs.cpp
 )
