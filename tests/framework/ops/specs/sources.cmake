@@ -10,4 +10,7 @@ set(SKIFF_OP_SPEC_TEST_SOURCES
   framework/ops/specs/reduce_specs.cpp
   framework/ops/specs/shape_specs.cpp
   framework/ops/specs/linalg_specs.cpp
+  framework/ops/specs/conv_pool_specs.cpp
+  framework/ops/specs/norm_specs.cpp
+  framework/ops/specs/resample_specs.cpp
 )
