@@ -13,4 +13,9 @@ set(SKIFF_OP_SPEC_TEST_SOURCES
   framework/ops/specs/conv_pool_specs.cpp
   framework/ops/specs/norm_specs.cpp
   framework/ops/specs/resample_specs.cpp
+  framework/ops/specs/index_specs.cpp
+  framework/ops/specs/loss_specs.cpp
+  framework/ops/specs/fft_specs.cpp
+  framework/ops/specs/taylor_optim_specs.cpp
+  framework/ops/specs/completeness_test.cpp
 )
