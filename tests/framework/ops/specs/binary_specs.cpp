@@ -21,6 +21,8 @@ std::vector<std::pair<std::string, Tensors>> binary_inputs(DType t, Generator& g
           {"0-d x [2,3]", {make({}, t, g), make({2, 3}, t, g, lo_b, hi_b)}},
           {"transposed x stepped", {transposed({3, 4}, t, g), stepped({3, 4}, t, g, lo_b, hi_b)}},
           {"expanded x [3,4]", {expanded({3, 4}, t, g), make({3, 4}, t, g, lo_b, hi_b)}},
+          {"permuted [2,3,5] x middle-broadcast [2,1,5]", {permuted({2, 3, 5}, t, g), make({2, 1, 5}, t, g, lo_b, hi_b)}},
+          {"[2,1,5] x permuted [1,3,1]", {make({2, 1, 5}, t, g), permuted({1, 3, 1}, t, g, lo_b, hi_b)}},
           {"empty [0,4] x [4]", {make({0, 4}, t, g), make({4}, t, g, lo_b, hi_b)}}};
 }
 

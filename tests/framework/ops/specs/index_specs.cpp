@@ -304,6 +304,7 @@ OpSpec sort_spec() {
     std::vector<Sample> v{sample("[3,7] ascending (integers tie: stability)", make({3, 7}, t, g), -1, false),
                           sample("[4,5] dim 0 descending", make({4, 5}, t, g), 0, true),
                           sample("transposed [5,6]", transposed({5, 6}, t, g), 1, false),
+                          sample("permuted [3,4,5] dim 1", permuted({3, 4, 5}, t, g), 1, false),
                           sample("[2,40] (long lines)", make({2, 40}, t, g), 1, true),
                           sample("empty [0,3]", make({0, 3}, t, g), 1, false)};
     if (is_floating(t)) {

@@ -61,6 +61,7 @@ OpSpec softmax_spec(std::string op, bool log_space) {
                                sample("[2,3,4] dim 0", make({2, 3, 4}, t, g, -3, 3), 0),
                                sample("[4,70] dim -1 (blocked path)", make({4, 70}, t, g, -3, 3), -1),
                                sample("transposed [5,6] dim 0", transposed({5, 6}, t, g, -3, 3), 0),
+                               sample("permuted [2,3,4] dim 1", permuted({2, 3, 4}, t, g, -3, 3), 1),
                                sample("large logits", make({2, 5}, t, g, 500, 1000), 1),
                                sample("0-d", make({}, t, g), 0),
                                sample("empty [0,3] dim 1", make({0, 3}, t, g), 1)};

@@ -32,6 +32,8 @@ std::vector<ReduceInput> reduce_inputs(DType t, Generator& g, double lo, double 
                              {"transposed [4,6] dim 0", transposed({4, 6}, t, g, lo, hi), {0}},
                              {"stepped [3,5] dim 1", stepped({3, 5}, t, g, lo, hi), {1}},
                              {"expanded [3,4] dim 0", expanded({3, 4}, t, g, lo, hi), {0}},
+                             {"permuted [2,3,4] dim 1", permuted({2, 3, 4}, t, g, lo, hi), {1}},
+                             {"permuted [3,2,5] dims 0,2", permuted({3, 2, 5}, t, g, lo, hi), {0, 2}},
                              {"empty [0,3] dim 1", make({0, 3}, t, g, lo, hi), {1}}};
   if (zero_d) v.push_back({"0-d", make({}, t, g, lo, hi), {}});
   return v;

@@ -47,6 +47,13 @@ Tensor stepped(const Shape& shape, DType dtype, Generator& gen, double lo, doubl
   return slice(make(s, dtype, gen, lo, hi), -1, 0, s[s.size() - 1], 2);
 }
 
+Tensor permuted(const Shape& shape, DType dtype, Generator& gen, double lo, double hi) {
+  std::vector<int64_t> rev(shape.begin(), shape.end()), dims;
+  std::reverse(rev.begin(), rev.end());
+  for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) dims.push_back(d);
+  return permute(make(Shape(rev), dtype, gen, lo, hi), dims);
+}
+
 Tensor expanded(const Shape& shape, DType dtype, Generator& gen, double lo, double hi) {
   Shape s = shape;
   s[0] = 1;

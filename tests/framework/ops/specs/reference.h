@@ -25,6 +25,9 @@ Tensor make(const Shape& shape, DType dtype, Generator& gen, double lo = -2, dou
 Tensor transposed(const Shape& shape, DType dtype, Generator& gen, double lo = -2, double hi = 2);
 /// Every other element of a twice-as-long last dim (slice with step 2).
 Tensor stepped(const Shape& shape, DType dtype, Generator& gen, double lo = -2, double hi = 2);
+/// Every dim's stride reversed (memory holds the reversed shape, permuted back): no
+/// two neighbouring dims are contiguous, unlike a transpose of the last two.
+Tensor permuted(const Shape& shape, DType dtype, Generator& gen, double lo = -2, double hi = 2);
 /// A size-1 leading dim expanded to shape[0] (stride 0).
 Tensor expanded(const Shape& shape, DType dtype, Generator& gen, double lo = -2, double hi = 2);
 /// Contiguous copies of every input (the suites' "same result as contiguous" check).

@@ -199,6 +199,8 @@ OpSpec copy_spec() {
                     {5, 13}, same({5, 13})),
         view_sample("clone(expanded [3,4])", expanded({3, 4}, t, g), [](auto& x) { return clone(x); }, {3, 4},
                     same({3, 4})),
+        view_sample("contiguous(permuted [2,3,4,5])", permuted({2, 3, 4, 5}, t, g),
+                    [](auto& x) { return contiguous(x); }, {2, 3, 4, 5}, same({2, 3, 4, 5})),
         view_sample("clone(stepped [2,3])", stepped({2, 3}, t, g), [](auto& x) { return clone(x); }, {2, 3},
                     same({2, 3})),
         view_sample("clone 0-d", make({}, t, g), [](auto& x) { return clone(x); }, {}, same({})),

@@ -21,6 +21,7 @@ std::vector<std::pair<std::string, Tensor>> unary_inputs(DType t, Generator& g, 
           {"transposed [4,3]", transposed({4, 3}, t, g, lo, hi)},
           {"stepped [2,5]", stepped({2, 5}, t, g, lo, hi)},
           {"expanded [3,4]", expanded({3, 4}, t, g, lo, hi)},
+          {"permuted [2,3,5]", permuted({2, 3, 5}, t, g, lo, hi)},
           {"empty [0,3]", make({0, 3}, t, g, lo, hi)}};
 }
 
