@@ -35,7 +35,12 @@ std::vector<ReduceInput> reduce_inputs(DType t, Generator& g, double lo, double 
                              {"permuted [2,3,4] dim 1", permuted({2, 3, 4}, t, g, lo, hi), {1}},
                              {"permuted [3,2,5] dims 0,2", permuted({3, 2, 5}, t, g, lo, hi), {0, 2}},
                              {"empty [0,3] dim 1", make({0, 3}, t, g, lo, hi), {1}}};
-  if (zero_d) v.push_back({"0-d", make({}, t, g, lo, hi), {}});
+  if (zero_d) {
+    v.push_back({"0-d", make({}, t, g, lo, hi), {}});
+    // A 0-d tensor reduced over its implicit dim (0 or -1) is itself, as in PyTorch.
+    v.push_back({"0-d dim 0", make({}, t, g, lo, hi), {0}});
+    v.push_back({"0-d dim -1 keepdim", make({}, t, g, lo, hi), {-1}, true});
+  }
   return v;
 }
 

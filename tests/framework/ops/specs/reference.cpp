@@ -218,6 +218,8 @@ Tensor reducec(const Tensor& x, std::vector<int64_t> dims, bool keepdim,
                const std::function<cd(const std::vector<cd>&)>& f, DType out) {
   const Shape& s = x.shape();
   std::vector<bool> reduced(s.size(), dims.empty());
+  // A 0-d tensor has one implicit dim (0 or -1, as in PyTorch): reducing it is the identity.
+  if (s.size() == 0) dims.clear();
   for (int64_t d : dims) reduced[size_t(wrap_dim(d, int64_t(s.size())))] = true;
   std::vector<int64_t> kept_shape, out_shape;
   for (size_t d = 0; d < size_t(s.size()); ++d) {
