@@ -52,6 +52,9 @@ std::vector<int64_t> normalize_dims(const std::vector<int64_t>& dims, int64_t nd
   for (int64_t d : dims) out.push_back(wrap_dim(d, ndim, op));
   std::sort(out.begin(), out.end());
   SKIFF_CHECK_INDEX(std::adjacent_find(out.begin(), out.end()) == out.end(), "{}: dimension listed twice", op);
+  // A 0-d tensor's one implicit dim (0 or -1, as in PyTorch) holds its single value: reducing
+  // over it reduces over no real dim. Passing {0} on would index the empty shape.
+  if (ndim == 0) out.clear();
   return out;
 }
 

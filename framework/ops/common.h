@@ -25,7 +25,8 @@ Tensor sum_to(const Tensor& grad, const Shape& shape);
 /// tensor with a non-integral scalar becomes float32).
 Tensor scalar_like(const Tensor& like, double value);
 
-/// Normalizes a list of dims (negative allowed, empty = all) to sorted unique dims.
+/// Normalizes a list of dims (negative allowed, empty = all) to sorted unique dims. A 0-d
+/// tensor accepts dim 0 or -1 (its implicit dim) and gets {}: nothing to reduce over.
 /// \throws IndexError naming `op`.
 std::vector<int64_t> normalize_dims(const std::vector<int64_t>& dims, int64_t ndim, const char* op);
 

@@ -7,6 +7,8 @@ skiff_add_test(skiff_tensor_test
   DEPS skiff_framework)
 include(framework/ops/sources.cmake)
 skiff_add_test(skiff_ops_test SOURCES ${SKIFF_OPS_TEST_SOURCES} DEPS skiff_framework)
+include(framework/ops/specs/sources.cmake)
+skiff_add_test(skiff_op_spec_test SOURCES ${SKIFF_OP_SPEC_TEST_SOURCES} DEPS skiff_framework)
 skiff_add_test(skiff_autograd_test
   SOURCES framework/autograd/engine_test.cpp framework/autograd/higher_order_test.cpp
   DEPS skiff_framework)
