@@ -81,9 +81,12 @@ std::vector<PostStep> post_steps_of(const Node& node) {
 namespace ops {
 namespace {
 
-bool all_floating(const OpContext& c) {
+/// The dtypes the fused ops take; others (float16, integers) run as the unfused nodes.
+bool fused_dtype(DType t) { return t == DType::Float32 || t == DType::Float64; }
+
+bool all_fused_dtypes(const OpContext& c) {
   for (size_t i = 0; i < c.num_inputs(); ++i)
-    if (c.has(i) && !is_floating(c.inputs[i].dtype())) return false;
+    if (c.has(i) && !fused_dtype(c.inputs[i].dtype())) return false;
   return true;
 }
 
@@ -148,7 +151,7 @@ std::vector<Tensor> fused_conv_op(const OpContext& c) {
   const Tensor& x = c.input(0);
   const Tensor& w = c.input(1);
   const int64_t in_channels = w.dim() == 4 ? w.size(1) * prep->options.groups : 0;
-  if (!prep->geometry_ok || !all_floating(c) || w.dim() != 4 || (x.dim() != 4 && x.dim() != 5))
+  if (!prep->geometry_ok || !all_fused_dtypes(c) || w.dim() != 4 || (x.dim() != 4 && x.dim() != 5))
     return fused_conv_unfused(c, prep->options.post_ops, in_channels);
   // Padding that depends on the input size (auto_pad SAME_*) is resolved per call.
   std::optional<FusedConv2dOptions> dynamic;
@@ -202,7 +205,7 @@ std::vector<Tensor> eltwise_op(const OpContext& c) {
     chain = &local;
   }
   const Tensor& x = c.input(0);
-  if (!is_floating(x.dtype())) return one(apply_chain(x, *chain, Tensor()));
+  if (!fused_dtype(x.dtype())) return one(apply_chain(x, *chain, Tensor()));
   return one(eltwise_chain(contiguous(x), *chain));
 }
 
@@ -215,7 +218,7 @@ std::vector<Tensor> channel_mul_op(const OpContext& c) {
     return x.dim() == 4 && s.dim() == 4 && (s.size(0) == x.size(0) || s.size(0) == 1) && s.size(1) == x.size(1) &&
            s.size(2) == 1 && s.size(3) == 1;
   };
-  const bool as_op = all_floating(c) && a.dtype() == b.dtype() && (is_scale_for(b, a) || (!residual && is_scale_for(a, b)));
+  const bool as_op = all_fused_dtypes(c) && a.dtype() == b.dtype() && (is_scale_for(b, a) || (!residual && is_scale_for(a, b)));
   if (!as_op) {
     Tensor m = mul(a, b);
     return one(residual ? add(a, m) : m);
@@ -252,7 +255,7 @@ std::vector<Tensor> upsample_nearest_op(const OpContext& c) {
   const Tensor& x = c.input(0);
   const bool with_residual = c.has(4);
   auto [fh, fw] = nearest_factors(c, x);
-  const bool as_op = fh > 0 && fw > 0 && is_floating(x.dtype()) &&
+  const bool as_op = fh > 0 && fw > 0 && fused_dtype(x.dtype()) &&
                      (!with_residual || (c.inputs[4].dtype() == x.dtype() &&
                                          c.inputs[4].shape() == Shape{x.size(0), x.size(1), x.size(2) * fh,
                                                                       x.size(3) * fw}));

@@ -17,9 +17,10 @@ using nn_detail::Conv2dParams;
 
 int64_t blocks_of(int64_t channels) { return (channels + kChannelBlock - 1) / kChannelBlock; }
 
+/// The reference kernels compose ops (conv2d among them) that run float32 and float64.
 void check_floating(const char* op, const Tensor& t, const char* what) {
-  SKIFF_CHECK_DTYPE(is_floating(t.dtype()), "{}: expected a floating-point {}, got {}", op, what,
-                    dtype_name(t.dtype()));
+  SKIFF_CHECK_DTYPE(t.dtype() == DType::Float32 || t.dtype() == DType::Float64,
+                    "{}: expected a float32 or float64 {}, got {}", op, what, dtype_name(t.dtype()));
 }
 
 void check_same_dtype(const char* op, const Tensor& a, const Tensor& b, const char* what) {
@@ -100,6 +101,7 @@ SKIFF_REGISTER_OP(kEltwiseChain);
 // ---- unblock_channels ----------------------------------------------------------------------------
 
 std::vector<TensorMeta> unblock_channels_infer(const std::vector<Tensor>& in, const Attrs& a) {
+  check_floating("unblock_channels", in[0], "input");
   const int64_t channels = a.get_int("channels");
   SKIFF_CHECK(channels >= 0, "unblock_channels: expected channels >= 0, got {}", channels);
   return {{logical_nchw("unblock_channels", in[0], channels), in[0].dtype()}};

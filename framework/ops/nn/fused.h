@@ -2,7 +2,7 @@
 /// \file fused.h
 /// Fused inference ops: what the graph engine's fusion passes (framework/graph/fusion.h) turn
 /// chains of ONNX nodes into, declared as ordinary ops so that the graph holds no kernels. Each
-/// has a reference CPU kernel written with other skiff ops (any floating dtype) in
+/// has a reference CPU kernel written with other skiff ops (float32 and float64) in
 /// framework/backends/cpu/kernels/nn/fused.cpp, and fast float32 kernels registered beside it:
 /// oneDNN primitives and the blocked_conv loops for fused_conv2d / eltwise_chain /
 /// unblock_channels (framework/backends/onednn), plain loops for channel_mul and

@@ -4,6 +4,7 @@
 // (max pooling), or differentiate the forward numerically (average pooling).
 // Float32 samples include shapes the fast kernels take: oneDNN convolutions, the
 // depthwise NCHW path, and the "cpu-rows" pooling kernels.
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -506,6 +507,99 @@ OpSpec adaptive_avg_pool2d_backward_spec() {
   return s;
 }
 SKIFF_OP_SPEC(adaptive_avg_pool2d_backward_spec());
+
+
+// ---- fused_conv2d ------------------------------------------------------------------------------
+// The convolution's reference (ref_conv) followed by the chain element by element; blocked
+// inputs and outputs go through the index-arithmetic layout references.
+
+struct FusedCase {
+  std::string note;
+  Shape x, w;
+  Conv p;
+  std::vector<PostStep> chain;
+  bool bias = true, src_blocked = false, dst_blocked = false;
+  bool strided = false;
+};
+
+Sample fused_conv_sample(const FusedCase& fc, DType t, Generator& g) {
+  const Tensor x = fc.strided ? transposed(fc.x, t, g, -1, 1) : make(fc.x, t, g, -1, 1);
+  Tensors in{fc.src_blocked ? block_channels_ref(x, t) : x, make(fc.w, t, g, -0.5, 0.5)};
+  in.push_back(fc.bias ? make({fc.w[0]}, t, g) : Tensor());
+  bool with_sum = false;
+  for (const PostStep& st : fc.chain) with_sum |= st.kind == PostOpKind::Sum;
+  in.push_back(with_sum ? make(conv_out(fc.x, fc.w, fc.p), t, g) : Tensor());
+  Tensors inputs;  // the sample's defined inputs; run/ref rebuild the optional slots
+  for (const Tensor& v : in)
+    if (v.defined()) inputs.push_back(v);
+  const bool has_bias = fc.bias;
+  FusedConv2dOptions o{.stride = fc.p.stride, .padding = fc.p.pad, .dilation = fc.p.dil, .groups = fc.p.groups,
+                       .post_ops = fc.chain, .blocked_output = fc.dst_blocked};
+  auto slots = [has_bias, with_sum](const Tensors& v) {
+    return std::array<Tensor, 4>{v[0], v[1], has_bias ? v[2] : Tensor(), with_sum ? v.back() : Tensor()};
+  };
+  const int64_t channels = fc.x[1];
+  return {.note = fc.note,
+          .inputs = inputs,
+          .run = [o, slots](const Tensors& v) {
+            auto a = slots(v);
+            return Tensors{fused_conv2d(a[0], a[1], a[2], a[3], o)};
+          },
+          .ref = [fc, t, slots, channels](const Tensors& v) {
+            auto a = slots(v);
+            const Tensor x = fc.src_blocked ? unblock_channels_ref(a[0], channels, DType::Float64) : a[0];
+            const Tensor y = ref_conv(x, a[1], a[2], fc.p, DType::Float64);
+            std::vector<double> yv = values(y), rv = a[3].defined() ? values(a[3]) : std::vector<double>(yv.size());
+            for (size_t i = 0; i < yv.size(); ++i)
+              for (const PostStep& st : fc.chain) yv[i] = post_step(st, yv[i], rv[i]);
+            const Tensor out = tensor_of(yv, y.shape(), t);
+            return Tensors{fc.dst_blocked ? block_channels_ref(out, t) : out};
+          },
+          .gradcheck = false,
+          .tol_scale = 4};
+}
+
+OpSpec fused_conv2d_spec() {
+  OpSpec s{.op = "fused_conv2d", .dtypes = kF32F64};
+  s.samples = [](DType t, Generator& g) {
+    const std::vector<PostStep> sum_relu{{PostOpKind::Sum}, {PostOpKind::Relu}};
+    const std::vector<PostStep> hs{{PostOpKind::HardSwish}};
+    const std::vector<PostStep> lin_clip{{PostOpKind::Linear, 0.5f, -0.25f}, {PostOpKind::Clip, -1.f, 2.f}};
+    const std::vector<PostStep> swish{{PostOpKind::Swish, 1.5f}, {PostOpKind::LeakyRelu, 0.1f}, {PostOpKind::Logistic}};
+    std::vector<FusedCase> cases{
+        {"pointwise 20->40, hardswish", {1, 20, 5, 7}, {40, 20, 1, 1}, {}, hs},
+        {"depthwise 3x3, sum + relu, blocked in and out", {2, 32, 6, 6}, {32, 1, 3, 3}, {.pad = {1, 1}, .groups = 32},
+         sum_relu, true, true, true},
+        {"dense 3x3 stride 2, no bias, linear + clip, blocked in", {1, 16, 9, 11}, {24, 16, 3, 3},
+         {.stride = {2, 2}, .pad = {1, 1}}, lin_clip, false, true},
+        {"3-channel stem, swish chain, blocked out", {1, 3, 8, 8}, {16, 3, 3, 3}, {.stride = {2, 2}, .pad = {1, 1}},
+         swish, true, false, true},
+        {"grouped, dilation 2", {1, 8, 7, 7}, {8, 4, 3, 3}, {.pad = {2, 2}, .dil = {2, 2}, .groups = 2}, {}},
+        {"transposed input", {1, 16, 6, 5}, {16, 16, 1, 1}, {}, hs, true, false, false, true},
+        {"empty batch", {0, 16, 4, 4}, {16, 16, 1, 1}, {}, {}}};
+    std::vector<Sample> v;
+    for (const FusedCase& c : cases) v.push_back(fused_conv_sample(c, t, g));
+    return v;
+  };
+  s.errors = [] {
+    const Tensor x = zeros({1, 4, 5, 5}), w = zeros({8, 4, 3, 3});
+    FusedConv2dOptions sum{.post_ops = {{PostOpKind::Sum}}};
+    return std::vector<ErrorCase>{
+        throws_<ValueError>("Sum without a residual", "fused_conv2d: the Sum step needs a residual",
+                            [=] { fused_conv2d(x, w, Tensor(), Tensor(), sum); }),
+        throws_<ShapeError>("channel mismatch", "fused_conv2d",
+                            [=] { fused_conv2d(x, zeros({8, 3, 3, 3}), Tensor(), Tensor(), {}); }),
+        throws_<ShapeError>("blocked input of the wrong block count", "channel-blocked input [N, 1, H, W, 16]",
+                            [=] { fused_conv2d(zeros({1, 2, 5, 5, 16}), w, Tensor(), Tensor(), {}); }),
+        throws_<ShapeError>("residual shape", "fused_conv2d: expected a residual of shape [1, 8, 3, 3]",
+                            [=] { fused_conv2d(x, w, Tensor(), zeros({1, 8, 5, 5}), sum); }),
+        throws_<TypeError>("float16", "fused_conv2d: expected a float32 or float64 input", [=] {
+          fused_conv2d(to(x, DType::Float16), to(w, DType::Float16), Tensor(), Tensor(), {});
+        })};
+  };
+  return s;
+}
+SKIFF_OP_SPEC(fused_conv2d_spec());
 
 }  // namespace
 }  // namespace skiff::spec

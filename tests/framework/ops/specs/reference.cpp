@@ -210,6 +210,36 @@ Tensor index_map(const Tensor& x, const Shape& shape, const std::function<int64_
   return tensor_of(re, shape, out);
 }
 
+double post_step(const PostStep& s, double x, double residual) {
+  switch (s.kind) {
+    case PostOpKind::Relu: return x > 0 ? x : 0;
+    case PostOpKind::LeakyRelu: return x >= 0 ? x : double(s.alpha) * x;
+    case PostOpKind::Clip: return std::min(std::max(x, double(s.alpha)), double(s.beta));
+    case PostOpKind::HardSwish: return x * std::min(std::max(x + 3, 0.0), 6.0) / 6;
+    case PostOpKind::Linear: return double(s.alpha) * x + double(s.beta);
+    case PostOpKind::Logistic: return 1 / (1 + std::exp(-x));
+    case PostOpKind::Swish: return x / (1 + std::exp(-double(s.alpha) * x));
+    case PostOpKind::Sum: return x + residual;
+  }
+  return NAN;
+}
+
+Tensor block_channels_ref(const Tensor& x, DType out) {
+  const Shape& s = x.shape();
+  const int64_t blocks = (s[1] + kChannelBlock - 1) / kChannelBlock;
+  return index_map(x, {s[0], blocks, s[2], s[3], kChannelBlock}, [&](const std::vector<int64_t>& i) -> int64_t {
+    const int64_t c = i[1] * kChannelBlock + i[4];
+    return c < s[1] ? ravel({i[0], c, i[2], i[3]}, s) : -1;
+  }, out);
+}
+
+Tensor unblock_channels_ref(const Tensor& x, int64_t channels, DType out) {
+  const Shape& s = x.shape();
+  return index_map(x, {s[0], channels, s[2], s[3]}, [&](const std::vector<int64_t>& i) {
+    return ravel({i[0], i[1] / kChannelBlock, i[2], i[3], i[1] % kChannelBlock}, s);
+  }, out);
+}
+
 // ---- reductions ---------------------------------------------------------------------
 
 int64_t wrap_dim(int64_t d, int64_t ndim) { return d < 0 ? d + ndim : d; }

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "framework/ops/nn/fused.h"
 #include "tests/framework/ops/specs/op_spec.h"
 
 namespace skiff::spec {
@@ -69,6 +70,14 @@ Tensor select3(const Tensor& c, const Tensor& a, const Tensor& b, DType out);
 /// position, or -1 for a zero): the reference of views, copies and scatters of data.
 Tensor index_map(const Tensor& x, const Shape& shape, const std::function<int64_t(const std::vector<int64_t>&)>& src,
                  DType out);
+
+/// One post-op step of the fused ops (framework/ops/nn/fused.h) on a value; `residual` is
+/// read by Sum only.
+double post_step(const PostStep& s, double x, double residual);
+/// Values of an NCHW tensor in the channel-blocked layout [N, ceil(C / 16), H, W, 16] (zero
+/// padded), and back: the fused ops' layout, by index arithmetic.
+Tensor block_channels_ref(const Tensor& x, DType out);
+Tensor unblock_channels_ref(const Tensor& x, int64_t channels, DType out);
 
 // ---- reductions ------------------------------------------------------------------------
 

@@ -17,5 +17,6 @@ set(SKIFF_OP_SPEC_TEST_SOURCES
   framework/ops/specs/loss_specs.cpp
   framework/ops/specs/fft_specs.cpp
   framework/ops/specs/taylor_optim_specs.cpp
+  framework/ops/specs/fused_specs.cpp
   framework/ops/specs/completeness_test.cpp
 )

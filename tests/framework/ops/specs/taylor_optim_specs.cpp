@@ -211,5 +211,152 @@ OpSpec adam_step_spec() {
 }
 SKIFF_OP_SPEC(adam_step_spec());
 
+
+// ---- sgd_step, rmsprop_step, adagrad_step ---------------------------------------------------
+// Each sample's inputs are the parameter, its gradient and the state tensors the step reads
+// (all present; the step picks the ones its settings use); the outputs are those tensors after
+// one step, on copies. The references are torch.optim's formulas in float64.
+
+template <typename Step, typename Run, typename Ref>
+OpSpec optimizer_step_spec(const char* op, std::vector<std::pair<std::string, Step>> cases, Run run, Ref ref,
+                           std::vector<std::pair<double, double>> state_ranges) {
+  OpSpec s{.op = op, .dtypes = kF32F64};
+  s.samples = [cases, run, ref, state_ranges](DType t, Generator& g) {
+    std::vector<Sample> v;
+    for (const Shape& shape : {Shape{5, 13}, Shape{0}}) {
+      for (const auto& [note, st] : cases) {
+        Tensors in{make(shape, t, g), make(shape, t, g)};
+        for (auto [lo, hi] : state_ranges) in.push_back(make(shape, t, g, lo, hi));
+        v.push_back({.note = note + (shape.numel() == 0 ? " (empty)" : ""),
+                     .inputs = in,
+                     .run = [run, st = st](const Tensors& x) { return run(contiguous_copies(x), st); },
+                     .ref = [ref, st = st, t](const Tensors& x) { return ref(x, st, t); },
+                     .gradcheck = false,
+                     .tol_scale = 4});
+      }
+    }
+    return v;
+  };
+  s.no_strided = "the update is in place on contiguous tensors; a strided one is an error (see errors)";
+  return s;
+}
+
+Tensors as_tensors(const std::vector<std::vector<double>>& vs, const Shape& shape, DType t) {
+  Tensors out;
+  for (const auto& v : vs) out.push_back(tensor_of(v, shape, t));
+  return out;
+}
+
+OpSpec sgd_step_spec() {
+  std::vector<std::pair<std::string, SgdStep>> cases{
+      {"plain", {.lr = 0.1}},
+      {"momentum, first step", {.lr = 0.1, .momentum = 0.9, .first = true}},
+      {"momentum, dampening, weight decay", {.lr = 0.05, .momentum = 0.9, .dampening = 0.1, .weight_decay = 0.01}},
+      {"nesterov, maximize", {.lr = 0.05, .momentum = 0.8, .nesterov = true, .maximize = true}}};
+  auto run = [](Tensors c, const SgdStep& st) {
+    sgd_step_(c[0], c[1], c[2], st);
+    return Tensors{c[0], c[2]};
+  };
+  auto ref = [](const Tensors& in, const SgdStep& st, DType t) {
+    std::vector<double> p = values(in[0]), gr = values(in[1]), b = values(in[2]);
+    for (size_t i = 0; i < p.size(); ++i) {
+      double d = (st.maximize ? -gr[i] : gr[i]) + st.weight_decay * p[i];
+      if (st.momentum != 0) {
+        b[i] = st.first ? d : st.momentum * b[i] + (1 - st.dampening) * d;
+        d = st.nesterov ? d + st.momentum * b[i] : b[i];
+      }
+      p[i] -= st.lr * d;
+    }
+    return as_tensors({p, b}, in[0].shape(), t);
+  };
+  OpSpec s = optimizer_step_spec("sgd_step", cases, run, ref, {{-0.1, 0.1}});
+  s.errors = [] {
+    return std::vector<ErrorCase>{
+        throws_<ShapeError>("momentum buffer shape", "sgd_step: momentum_buffer has shape [4]",
+                            [] { sgd_step_(zeros({3}), zeros({3}), zeros({4}), {.momentum = 0.9}); }),
+        throws_<TypeError>("float16 parameter", "sgd_step", [] {
+          sgd_step_(zeros({3}, DType::Float16), zeros({3}, DType::Float16), Tensor(), {});
+        }),
+        throws_<ValueError>("strided parameter", "contiguous",
+                            [] { sgd_step_(slice(zeros({6}), 0, 0, 6, 2), zeros({3}), Tensor(), {}); })};
+  };
+  return s;
+}
+SKIFF_OP_SPEC(sgd_step_spec());
+
+OpSpec rmsprop_step_spec() {
+  std::vector<std::pair<std::string, RmspropStep>> cases{
+      {"plain", {.lr = 0.01}},
+      {"centered, weight decay", {.lr = 0.01, .weight_decay = 0.1, .centered = true}},
+      {"momentum, maximize", {.lr = 0.01, .alpha = 0.9, .momentum = 0.5, .maximize = true}},
+      {"centered with momentum", {.lr = 0.02, .momentum = 0.3, .centered = true}}};
+  auto run = [](Tensors c, const RmspropStep& st) {
+    rmsprop_step_(c[0], c[1], c[2], c[3], c[4], st);
+    return Tensors{c[0], c[2], c[3], c[4]};
+  };
+  auto ref = [](const Tensors& in, const RmspropStep& st, DType t) {
+    std::vector<double> p = values(in[0]), gr = values(in[1]), v = values(in[2]), ga = values(in[3]), b = values(in[4]);
+    for (size_t i = 0; i < p.size(); ++i) {
+      const double g = (st.maximize ? -gr[i] : gr[i]) + st.weight_decay * p[i];
+      v[i] = st.alpha * v[i] + (1 - st.alpha) * g * g;
+      double avg;
+      if (st.centered) {
+        ga[i] += (g - ga[i]) * (1 - st.alpha);
+        avg = std::sqrt(v[i] - ga[i] * ga[i]) + st.eps;
+      } else {
+        avg = std::sqrt(v[i]) + st.eps;
+      }
+      if (st.momentum > 0) {
+        b[i] = st.momentum * b[i] + g / avg;
+        p[i] -= st.lr * b[i];
+      } else {
+        p[i] -= st.lr * g / avg;
+      }
+    }
+    return as_tensors({p, v, ga, b}, in[0].shape(), t);
+  };
+  // square_avg above grad_avg^2, so the centered root is real.
+  OpSpec s = optimizer_step_spec("rmsprop_step", cases, run, ref, {{1, 2}, {-0.5, 0.5}, {-0.1, 0.1}});
+  s.errors = [] {
+    return std::vector<ErrorCase>{
+        throws_<ShapeError>("square_avg shape", "rmsprop_step: square_avg has shape [2]",
+                            [] { rmsprop_step_(zeros({3}), zeros({3}), zeros({2}), Tensor(), Tensor(), {}); }),
+        throws_<TypeError>("mixed dtypes", "rmsprop_step", [] {
+          rmsprop_step_(zeros({3}), zeros({3}), zeros({3}, DType::Float64), Tensor(), Tensor(), {});
+        })};
+  };
+  return s;
+}
+SKIFF_OP_SPEC(rmsprop_step_spec());
+
+OpSpec adagrad_step_spec() {
+  std::vector<std::pair<std::string, AdagradStep>> cases{{"plain", {.lr = 0.1}},
+                                                         {"weight decay, maximize", {.lr = 0.05, .weight_decay = 0.1, .maximize = true}}};
+  auto run = [](Tensors c, const AdagradStep& st) {
+    adagrad_step_(c[0], c[1], c[2], st);
+    return Tensors{c[0], c[2]};
+  };
+  auto ref = [](const Tensors& in, const AdagradStep& st, DType t) {
+    std::vector<double> p = values(in[0]), gr = values(in[1]), sum = values(in[2]);
+    for (size_t i = 0; i < p.size(); ++i) {
+      const double g = (st.maximize ? -gr[i] : gr[i]) + st.weight_decay * p[i];
+      sum[i] += g * g;
+      p[i] -= st.lr * g / (std::sqrt(sum[i]) + st.eps);
+    }
+    return as_tensors({p, sum}, in[0].shape(), t);
+  };
+  OpSpec s = optimizer_step_spec("adagrad_step", cases, run, ref, {{0, 1}});
+  s.errors = [] {
+    return std::vector<ErrorCase>{
+        throws_<ShapeError>("sum shape", "adagrad_step: sum has shape [4]",
+                            [] { adagrad_step_(zeros({3}), zeros({3}), zeros({4}), {}); }),
+        throws_<TypeError>("int parameter", "adagrad_step", [] {
+          adagrad_step_(zeros({3}, DType::Int32), zeros({3}, DType::Int32), zeros({3}, DType::Int32), {});
+        })};
+  };
+  return s;
+}
+SKIFF_OP_SPEC(adagrad_step_spec());
+
 }  // namespace
 }  // namespace skiff::spec

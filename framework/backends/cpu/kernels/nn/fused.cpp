@@ -1,7 +1,7 @@
 // CPU kernels of the fused inference ops (framework/ops/nn/fused.h).
-// Reference kernels (priority 0, any floating dtype): each op written with the skiff ops it fuses,
+// Reference kernels (priority 0, float32 and float64): each op written with the skiff ops it fuses,
 // so it means exactly what the unfused graph computed; they run when no fast kernel takes a call
-// (oneDNN not built or disabled, float64 / float16, strided inputs).
+// (oneDNN not built or disabled, float64, strided inputs).
 // Fast kernels (priority 5, float32): channel_mul and upsample_nearest2d as single passes over
 // memory (the reference makes a temporary per step); the oneDNN backend registers fused_conv2d,
 // eltwise_chain and unblock_channels at priority 10.
@@ -138,13 +138,15 @@ void upsample_nearest2d_f32(const KernelContext& c) {
   }
 }
 
+constexpr DTypeSet kF32F64 = dtype_bit(DType::Float32) | dtype_bit(DType::Float64);
+
 }  // namespace
 
-SKIFF_REGISTER_KERNEL(fused_conv2d, CPU, "cpu", kFloatTypes, 0, fused_conv2d_reference);
-SKIFF_REGISTER_KERNEL(eltwise_chain, CPU, "cpu", kFloatTypes, 0, eltwise_chain_reference);
-SKIFF_REGISTER_KERNEL(unblock_channels, CPU, "cpu", kAllTypes, 0, unblock_channels_reference);
-SKIFF_REGISTER_KERNEL(channel_mul, CPU, "cpu", kFloatTypes, 0, channel_mul_reference);
-SKIFF_REGISTER_KERNEL(upsample_nearest2d, CPU, "cpu", kFloatTypes, 0, upsample_nearest2d_reference);
+SKIFF_REGISTER_KERNEL(fused_conv2d, CPU, "cpu", kF32F64, 0, fused_conv2d_reference);
+SKIFF_REGISTER_KERNEL(eltwise_chain, CPU, "cpu", kF32F64, 0, eltwise_chain_reference);
+SKIFF_REGISTER_KERNEL(unblock_channels, CPU, "cpu", kF32F64, 0, unblock_channels_reference);
+SKIFF_REGISTER_KERNEL(channel_mul, CPU, "cpu", kF32F64, 0, channel_mul_reference);
+SKIFF_REGISTER_KERNEL(upsample_nearest2d, CPU, "cpu", kF32F64, 0, upsample_nearest2d_reference);
 SKIFF_REGISTER_KERNEL(channel_mul, CPU, "cpu", dtype_bit(DType::Float32), 5, channel_mul_f32);
 SKIFF_REGISTER_KERNEL(upsample_nearest2d, CPU, "cpu", dtype_bit(DType::Float32), 5, upsample_nearest2d_f32);
 
