@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "framework/ops/op.h"
+#include "framework/ops/ops.h"
 #include "framework/optim/kernel_utils.h"
 
 namespace skiff::optim {
@@ -107,15 +108,14 @@ Vec LBFGS::params_flat() const {
 }
 
 void LBFGS::add_to_params(double t, const Vec& d) {
+  NoGradGuard no_grad;
   int64_t off = 0;
   for (const auto& p : groups_[0].params) {
     Tensor w = detail::working_copy(p);
-    detail::visit_compute(w.dtype(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      T* x = w.data<T>();
-      const T tt = T(t);
-      detail::parallel_elements(w.numel(), [&](int64_t i) { x[i] = x[i] + tt * T(d[off + i]); });
-    });
+    // p's slice of the direction, in p's compute dtype: w += t * d as two kernels (mul, add_),
+    // the same arithmetic as x + T(t) * T(d) element by element.
+    Tensor direction = from_blob(const_cast<double*>(d.data() + off), w.shape(), DType::Float64);
+    add_(w, mul(to(direction, w.dtype()), t));
     detail::commit(p, w);
     off += p.numel();
   }

@@ -5,5 +5,4 @@ list(APPEND SKIFF_OPS_TEST_SOURCES
   framework/ops/nn/norm_test.cpp
   framework/ops/nn/dropout_test.cpp
   framework/ops/nn/resample_test.cpp
-  framework/ops/nn/fused_test.cpp
 )

@@ -5,7 +5,8 @@
 // Fast kernels (priority 5, float32): channel_mul and upsample_nearest2d as single passes over
 // memory (the reference makes a temporary per step); the oneDNN backend registers fused_conv2d,
 // eltwise_chain and unblock_channels at priority 10.
-// Reference: the composites below; tests/framework/ops/nn/fused_test.cpp compares every kernel.
+// Reference: float64 loops in the op spec table (tests/framework/ops/specs/conv_pool_specs.cpp,
+// fused_specs.cpp), which also runs every kernel of these ops against the reference kernels.
 #include <cstring>
 
 #include "framework/backends/cpu/loops.h"

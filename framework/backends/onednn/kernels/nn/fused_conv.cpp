@@ -14,7 +14,9 @@
 // Differences: the weights are reordered into the primitive's layout once and cached by weight
 // storage (weak reference + version), not on every call; a Sum residual is reordered into the
 // primitive's destination buffer before the convolution runs.
-// Reference: the reference kernels, which tests/framework/ops/nn/fused_test.cpp compares against.
+// Reference: the reference kernels; the op spec table (tests/framework/ops/specs/conv_pool_specs.cpp,
+// fused_specs.cpp) runs every kernel against them, and tests/framework/backends/blocked_conv_test.cpp
+// the loops of every ISA against conv2d and the chain.
 #include <dnnl.hpp>
 #include <omp.h>
 
