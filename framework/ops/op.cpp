@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <string_view>
 
 #include "framework/core/registry.h"
 #include "framework/ops/node.h"
@@ -305,13 +306,24 @@ Tensor& call_op_inplace(const OpDef& op, Tensor& self, const std::vector<Tensor>
 
 namespace {
 
+/// op.infer, with the op named in the error when the rule that failed did not say which op it
+/// checked (shared rules such as broadcasting are written for many ops).
+std::vector<TensorMeta> infer_outputs(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs) {
+  try {
+    return op.infer(inputs, attrs);
+  } catch (Error& e) {
+    if (!std::string_view(e.what()).starts_with(op.name)) e.add_context(fmt::format("in op '{}'", op.name));
+    throw;
+  }
+}
+
 std::vector<Tensor> run_op(const OpDef& op, const std::vector<Tensor>& inputs, const Attrs& attrs) {
   check_inputs(op, inputs);
   std::vector<Tensor> outputs;
   if (op.view) {
     outputs = op.view(inputs, attrs);
   } else {
-    std::vector<TensorMeta> metas = op.infer(inputs, attrs);
+    std::vector<TensorMeta> metas = infer_outputs(op, inputs, attrs);
     Device device = inputs.empty() ? kCPU : inputs[0].device();
     outputs.reserve(metas.size());
     for (const auto& m : metas) outputs.push_back(empty(m.shape, m.dtype, device));
@@ -330,7 +342,7 @@ Tensor& run_op_inplace(const OpDef& op, Tensor& self, const std::vector<Tensor>&
   SKIFF_CHECK(!(GradMode::enabled() && any_requires_grad(inputs)),
               "{}_: in-place operation on tensors that require grad is not supported (autograd needs "
               "the original values); use the out-of-place {} or a NoGradGuard", op.name, op.name);
-  std::vector<TensorMeta> metas = op.infer(inputs, attrs);
+  std::vector<TensorMeta> metas = infer_outputs(op, inputs, attrs);
   SKIFF_CHECK_SHAPE(metas.size() == 1 && metas[0].shape == self.shape(),
                     "{}_: result shape {} does not match the in-place target {}", op.name, metas[0].shape,
                     self.shape());

@@ -52,5 +52,24 @@ TEST(KernelDispatch, WhenEveryKernelDeclinesTheErrorSaysSo) {
   }
 }
 
+TEST(KernelDispatch, ShapeRuleErrorsNameTheOp) {
+  // Broadcasting is one rule shared by every binary op: the error gets the op as context.
+  try {
+    mul(zeros({2, 3}), zeros({4}));
+    FAIL() << "no error";
+  } catch (const ShapeError& e) {
+    EXPECT_NE(e.full_message().find("[2, 3] and [4]"), std::string::npos) << e.full_message();
+    EXPECT_NE(e.full_message().find("in op 'mul'"), std::string::npos) << e.full_message();
+  }
+  // A rule that names its op already is left as it is.
+  try {
+    conv2d(zeros({1, 3, 5, 5}), zeros({2, 2, 3, 3}));
+    FAIL() << "no error";
+  } catch (const ShapeError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("conv2d:", 0), 0u) << e.what();
+    EXPECT_TRUE(e.context().empty()) << e.full_message();
+  }
+}
+
 }  // namespace
 }  // namespace skiff
