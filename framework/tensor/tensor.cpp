@@ -217,7 +217,7 @@ Tensor from_vector(const std::vector<T>& data, const Shape& shape) {
   Tensor t = empty(shape, dtype_of<T>);
   if constexpr (std::is_same_v<T, bool>) {
     for (size_t i = 0; i < data.size(); ++i) t.data<bool>()[i] = data[i];
-  } else {
+  } else if (!data.empty()) {  // an empty vector's data() may be null, which memcpy must not get
     std::memcpy(t.data_ptr(), data.data(), data.size() * sizeof(T));
   }
   return t;
