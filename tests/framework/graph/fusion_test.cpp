@@ -707,7 +707,9 @@ TEST(FusionPasses, ChannelConcatsKeepTheBlockedLayoutAcrossConcatenations) {
   // Blocked: r1, r2, cat1, r3, cat2 (all read by convs and channel concats only); y is an output.
   EXPECT_EQ(count_blocked(g), 5);
   for (const auto& n : g.nodes) {
-    if (n.op_type == "skiff.ChannelConcat") EXPECT_EQ(n.attr_int("axis", 0), 1);
+    if (n.op_type == "skiff.ChannelConcat") {
+      EXPECT_EQ(n.attr_int("axis", 0), 1);
+    }
   }
   EXPECT_EQ(only_node(g, "skiff.ChannelConcat").attr_ints("channels"), (std::vector<int64_t>{16, 16}));
   std::vector<Tensor> after = run(g, {x});
