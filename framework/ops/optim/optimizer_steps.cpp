@@ -1,5 +1,8 @@
-// Declarations of sgd_step, rmsprop_step and adagrad_step (optim_ops.h gives their formulas).
-// Like adam_step they update their tensors in place and have no outputs or gradient.
+// Declarations of the optimizer-update ops: adam_step, sgd_step, rmsprop_step and adagrad_step
+// (optim_ops.h gives their formulas). They update their tensors in place and have no outputs or
+// gradient.
+#include <cmath>
+
 #include "framework/ops/op.h"
 #include "framework/ops/optim/optim_ops.h"
 
@@ -20,6 +23,14 @@ void check_state(const char* op, const std::vector<Tensor>& in, const std::vecto
                       dtype_name(in[i].dtype()), dtype_name(p.dtype()));
     SKIFF_CHECK(in[i].is_contiguous(), "{}: {} must be contiguous", op, names[i]);
   }
+}
+
+std::vector<TensorMeta> adam_step_infer(const std::vector<Tensor>& in, const Attrs& a) {
+  if (a.get_bool("amsgrad"))
+    check_state("adam_step", in, {"param", "grad", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"});
+  else
+    check_state("adam_step", in, {"param", "grad", "exp_avg", "exp_avg_sq"});
+  return {};
 }
 
 std::vector<TensorMeta> sgd_step_infer(const std::vector<Tensor>& in, const Attrs& a) {
@@ -43,14 +54,37 @@ std::vector<TensorMeta> adagrad_step_infer(const std::vector<Tensor>& in, const 
   return {};
 }
 
+const OpDef kAdamStep{.name = "adam_step", .infer = adam_step_infer};
 const OpDef kSgdStep{.name = "sgd_step", .infer = sgd_step_infer};
 const OpDef kRmspropStep{.name = "rmsprop_step", .infer = rmsprop_step_infer};
 const OpDef kAdagradStep{.name = "adagrad_step", .infer = adagrad_step_infer};
+SKIFF_REGISTER_OP(kAdamStep);
 SKIFF_REGISTER_OP(kSgdStep);
 SKIFF_REGISTER_OP(kRmspropStep);
 SKIFF_REGISTER_OP(kAdagradStep);
 
 }  // namespace
+
+void adam_step_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                const Tensor& max_exp_avg_sq, const AdamStep& s) {
+  // Scalars in double as PyTorch computes them in Python; the kernel casts them.
+  const double step_size = s.lr / (1.0 - std::pow(s.beta1, double(s.step)));
+  const double bias_correction2_sqrt = std::sqrt(1.0 - std::pow(s.beta2, double(s.step)));
+  Attrs a;
+  a.set("lr", s.lr)
+      .set("beta1", s.beta1)
+      .set("beta2", s.beta2)
+      .set("eps", s.eps)
+      .set("weight_decay", s.weight_decay)
+      .set("step_size", step_size)
+      .set("bias_correction2_sqrt", bias_correction2_sqrt)
+      .set("decoupled", s.decoupled)
+      .set("amsgrad", s.amsgrad)
+      .set("maximize", s.maximize);
+  std::vector<Tensor> in{param, grad, exp_avg, exp_avg_sq};
+  if (s.amsgrad) in.push_back(max_exp_avg_sq);
+  call_op(kAdamStep, in, a);
+}
 
 void sgd_step_(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, const SgdStep& s) {
   Attrs a;
