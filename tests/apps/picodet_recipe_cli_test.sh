@@ -26,6 +26,14 @@ check "train: merged recipe kept" grep -q 'task: detection' output/picodet_lcnet
 check "eval: exit 0" test "$rc" -eq 0
 check "eval: the 12 COCO numbers" test "$(grep -Ec '^(mAP|AP50|AP75|APs|APm|APl|AR1|AR10|AR100|ARs|ARm|ARl): ' "$TMP/eval.txt")" -eq 12
 check "eval: COCO summary" grep -q 'Average Precision  (AP) @\[ IoU=0.50:0.95 | area=   all | maxDets=100 \]' "$TMP/eval.txt"
+check "eval: a line per class" test "$(grep -Ec '^(circle|square|triangle|star|ring|cross|diamond|hexagon|arrow|crescent) +-?[0-9.]+ +-?[0-9.]+ +[0-9]+$' "$TMP/eval.txt")" -eq 10
+check "eval: eval_coco.json has the printed mAP and 10 classes" python3 -c '
+import json, re, sys
+report = json.load(open(sys.argv[1]))
+printed = float(re.search(r"^mAP: (\S+)$", open(sys.argv[2]).read(), re.M).group(1))
+assert abs(report["stats"]["AP"] - printed) < 1e-4, (report["stats"]["AP"], printed)
+assert [c["name"] for c in report["per_class"]][:2] == ["circle", "square"] and len(report["per_class"]) == 10
+' output/picodet_lcnet_synth/eval_coco.json "$TMP/eval.txt"
 
 "$SKIFF" predict -c "$RECIPE" "${SHORT[@]}" -o draw_threshold=0 data/shapes/val/images/000000.jpg data/shapes/val/images/000001.jpg >"$TMP/pred.txt" 2>"$TMP/pred_err.txt"; rc=$?
 check "predict: exit 0" test "$rc" -eq 0

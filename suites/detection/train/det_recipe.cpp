@@ -168,6 +168,16 @@ CocoEvalResult evaluate_split(DenseDetector& model, const Split& eval, uint64_t 
   return evaluate_coco(eval.dataset->coco(), detections);
 }
 
+// One line per category: its AP@[.5:.95], AP50 and ground-truth count (AP -1: no ground truth).
+std::string per_class_table(const CocoEvalResult& r) {
+  size_t width = 5;
+  for (const CocoClassAp& c : r.per_class) width = std::max(width, c.name.size());
+  std::string out = fmt::format("{:<{}}  {:>6}  {:>6}  {:>6}\n", "class", width, "AP", "AP50", "gt");
+  for (const CocoClassAp& c : r.per_class)
+    out += fmt::format("{:<{}}  {:>6.3f}  {:>6.3f}  {:>6}\n", c.name, width, c.ap, c.ap50, c.num_gt);
+  return out;
+}
+
 std::map<std::string, double> metric_map(const CocoEvalResult& r) {
   static const char* names[12] = {"mAP", "AP50", "AP75", "APs", "APm", "APl",
                                   "AR1", "AR10", "AR100", "ARs", "ARm", "ARl"};
@@ -373,6 +383,12 @@ std::map<std::string, double> DetectionRecipeRunner::evaluate(const Recipe& r) c
   auto model = trained_model(r, *eval.dataset);
   CocoEvalResult result = evaluate_split(*model, eval, run_seed(r));
   std::fputs(coco_summary_text(result).c_str(), stderr);
+  std::fputs(per_class_table(result).c_str(), stderr);
+  // The full report (the 12 numbers and per-class AP) beside the weights, as a file for scripts.
+  const fs::path report = save_dir(r) / "eval_coco.json";
+  fs::create_directories(report.parent_path());
+  write_coco_eval_json(report, result);
+  std::fprintf(stderr, "wrote %s\n", report.string().c_str());
   auto m = metric_map(result);
   m["samples"] = double(eval.dataset->size());
   return m;
