@@ -37,6 +37,11 @@ const std::vector<ConvCase> kCases = {
     {{2, 4, 9, 37}, {4, 1, 5, 5}, 1, 1, 2, 2, 1, 1, 4, true},
     {{1, 3, 8, 20}, {3, 1, 3, 3}, 1, 1, 0, 0, 1, 1, 3, false},
     {{1, 2, 7, 18}, {2, 1, 3, 3}, 1, 1, 2, 1, 1, 1, 2, true},
+    // Depthwise stride 2 (the direct weight-gradient loops): a 5x5 window on odd sizes, a 3x3
+    // one with the stride in one direction only, and dilation 2 (oneDNN's path).
+    {{2, 5, 11, 21}, {5, 1, 5, 5}, 2, 2, 2, 2, 1, 1, 5, false},
+    {{1, 3, 9, 34}, {3, 1, 3, 3}, 1, 2, 1, 1, 1, 1, 3, true},
+    {{1, 3, 9, 10}, {3, 1, 3, 3}, 1, 1, 2, 2, 2, 2, 3, false},
     // 1x1 stride 2 on an even size (a ResNet shortcut): the last row and column are never read.
     {{2, 8, 8, 6}, {16, 8, 1, 1}, 2, 2, 0, 0, 1, 1, 1, false},
 };

@@ -265,7 +265,8 @@ bool conv2d_backward_input_supported(const KernelContext& c) {
   return plannable(ConvKind::BackwardData, backward_input_params(c));
 }
 bool conv2d_backward_weight_supported(const KernelContext& c) {
-  return plannable(ConvKind::BackwardWeights, backward_weight_params(c));
+  const Conv2dParams p = backward_weight_params(c);
+  return ::skiff::onednn_detail::depthwise_nchw_backward_weight_applies(p) || plannable(ConvKind::BackwardWeights, p);
 }
 
 void conv2d_onednn(const KernelContext& c) {
@@ -290,8 +291,13 @@ void conv2d_backward_input_onednn(const KernelContext& c) {
 
 void conv2d_backward_weight_onednn(const KernelContext& c) {
   Tensor gy = contiguous_input(c.inputs[0]), x = contiguous_input(c.inputs[1]);
-  run(ConvKind::BackwardWeights, backward_weight_params(c), {x.data_ptr(), c.outputs[0].data_ptr(), gy.data_ptr()},
-      nullptr);
+  const Conv2dParams p = backward_weight_params(c);
+  if (::skiff::onednn_detail::depthwise_nchw_backward_weight_applies(p)) {
+    ::skiff::onednn_detail::depthwise_nchw_backward_weight(p, gy.data<float>(), x.data<float>(),
+                                                           c.outputs[0].data<float>());
+    return;
+  }
+  run(ConvKind::BackwardWeights, p, {x.data_ptr(), c.outputs[0].data_ptr(), gy.data_ptr()}, nullptr);
 }
 
 }  // namespace

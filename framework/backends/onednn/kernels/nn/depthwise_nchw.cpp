@@ -75,6 +75,73 @@ PlaneFn depthwise_plane() {
   return fn;
 }
 
+// Weight gradient of one plane: taps[ky * kw + kx] += sum over (oy, ox) of
+// g[oy, ox] * padded[oy * sh + ky, ox * sw + kx]. g has rows of gw_row floats (ow
+// rounded up to 16, zero beyond ow), so every block is whole; padded is zero
+// wherever the window leaves the input.
+[[gnu::always_inline]] inline void depthwise_grad_plane_body(const float* __restrict padded, int64_t wp,
+                                                             const float* __restrict g, int64_t gw_row, int64_t oh,
+                                                             int64_t sh, int64_t sw, int64_t kh, int64_t kw,
+                                                             double* __restrict taps) {
+  for (int64_t ky = 0; ky < kh; ++ky) {
+    for (int64_t kx = 0; kx < kw; ++kx) {
+      float acc[kBlock] = {};
+      for (int64_t oy = 0; oy < oh; ++oy) {
+        const float* r = padded + (oy * sh + ky) * wp + kx;
+        const float* gr = g + oy * gw_row;
+        for (int64_t ox = 0; ox < gw_row; ox += kBlock) {
+          if (sw == 1) {
+#pragma omp simd
+            for (int64_t j = 0; j < kBlock; ++j) acc[j] += gr[ox + j] * r[ox + j];
+          } else {
+#pragma omp simd
+            for (int64_t j = 0; j < kBlock; ++j) acc[j] += gr[ox + j] * r[(ox + j) * sw];
+          }
+        }
+      }
+      double sum = 0;
+      for (int64_t j = 0; j < kBlock; ++j) sum += acc[j];
+      taps[ky * kw + kx] += sum;
+    }
+  }
+}
+
+// Unit column stride as its own instance so its loads stay contiguous vectors.
+#define SKIFF_DW_GRAD_DISPATCH \
+  if (sw == 1) {                                                                         \
+    depthwise_grad_plane_body(padded, wp, g, gw_row, oh, sh, 1, kh, kw, taps);            \
+  } else {                                                                               \
+    depthwise_grad_plane_body(padded, wp, g, gw_row, oh, sh, sw, kh, kw, taps);           \
+  }
+using GradPlaneFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, int64_t, int64_t, int64_t,
+                             int64_t, double*);
+[[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]] void depthwise_grad_plane_avx512(
+    const float* padded, int64_t wp, const float* g, int64_t gw_row, int64_t oh, int64_t sh, int64_t sw, int64_t kh,
+    int64_t kw, double* taps) {
+  SKIFF_DW_GRAD_DISPATCH
+}
+[[gnu::target("avx2,fma")]] void depthwise_grad_plane_avx2(const float* padded, int64_t wp, const float* g,
+                                                           int64_t gw_row, int64_t oh, int64_t sh, int64_t sw,
+                                                           int64_t kh, int64_t kw, double* taps) {
+  SKIFF_DW_GRAD_DISPATCH
+}
+void depthwise_grad_plane_baseline(const float* padded, int64_t wp, const float* g, int64_t gw_row, int64_t oh,
+                                   int64_t sh, int64_t sw, int64_t kh, int64_t kw, double* taps) {
+  SKIFF_DW_GRAD_DISPATCH
+}
+#undef SKIFF_DW_GRAD_DISPATCH
+
+GradPlaneFn depthwise_grad_plane() {
+  static const GradPlaneFn fn = [] {
+    switch (active_isa()) {
+      case CpuIsa::Avx512: return &depthwise_grad_plane_avx512;
+      case CpuIsa::Avx2: return &depthwise_grad_plane_avx2;
+      default: return &depthwise_grad_plane_baseline;
+    }
+  }();
+  return fn;
+}
+
 }  // namespace
 
 bool depthwise_nchw_applies(const nn_detail::Conv2dParams& p) {
@@ -103,6 +170,41 @@ void depthwise_nchw_forward(const nn_detail::Conv2dParams& p, const float* x, co
                     size_t(std::min(p.w, wp - p.pw)) * sizeof(float));
       run_plane(padded.data(), wp, w + c * p.kh * p.kw, p.kh, p.kw, b ? b[c] : 0.f, y + plane * out_plane, p.oh,
                 p.ow);
+    }
+  }
+}
+
+bool depthwise_nchw_backward_weight_applies(const nn_detail::Conv2dParams& p) {
+  return p.is_depthwise() && p.dh == 1 && p.dw == 1 && p.n > 0 && p.oh > 0 && p.ow > 0 && p.ph < p.kh &&
+         p.pw < p.kw;
+}
+
+void depthwise_nchw_backward_weight(const nn_detail::Conv2dParams& p, const float* gy, const float* x, float* gw) {
+  const int64_t in_plane = p.h * p.w, out_plane = p.oh * p.ow, taps = p.kh * p.kw;
+  const int64_t gw_row = round_up(p.ow, kBlock);
+  // The padded plane covers every input the whole blocks read: rows up to
+  // (oh - 1) * sh + kh - 1, columns up to (gw_row - 1) * sw + kw - 1.
+  const int64_t wp = (gw_row - 1) * p.sw + p.kw, hp = (p.oh - 1) * p.sh + p.kh;
+  const int threads = num_threads();
+  const GradPlaneFn run_plane = depthwise_grad_plane();
+#pragma omp parallel num_threads(threads) if (threads > 1 && p.c > 1)
+  {
+    std::vector<float> padded(size_t(hp * wp), 0.f), g(size_t(p.oh * gw_row), 0.f);
+    std::vector<double> sums(static_cast<size_t>(taps));
+#pragma omp for schedule(static)
+    for (int64_t c = 0; c < p.c; ++c) {
+      std::fill(sums.begin(), sums.end(), 0.0);
+      for (int64_t n = 0; n < p.n; ++n) {
+        const int64_t plane = n * p.c + c;
+        const float* xp = x + plane * in_plane;
+        for (int64_t iy = 0; iy < p.h && iy + p.ph < hp; ++iy)
+          std::memcpy(padded.data() + (iy + p.ph) * wp + p.pw, xp + iy * p.w,
+                      size_t(std::min(p.w, wp - p.pw)) * sizeof(float));
+        for (int64_t oy = 0; oy < p.oh; ++oy)  // the row tails beyond ow stay zero
+          std::memcpy(g.data() + oy * gw_row, gy + plane * out_plane + oy * p.ow, size_t(p.ow) * sizeof(float));
+        run_plane(padded.data(), wp, g.data(), gw_row, p.oh, p.sh, p.sw, p.kh, p.kw, sums.data());
+      }
+      for (int64_t t = 0; t < taps; ++t) gw[c * taps + t] = float(sums[size_t(t)]);
     }
   }
 }
