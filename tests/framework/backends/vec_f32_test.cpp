@@ -77,6 +77,48 @@ TEST_P(VecF32Test, ArithmeticSigmoidReluMatchScalar) {
   for (int i = 0; i < n; ++i) EXPECT_NEAR(o[i], 1.0 / (1.0 + std::exp(-double(a[i]))), 2e-7);
 }
 
+TEST_P(VecF32Test, HardswishAndItsGradientMatchScalar) {
+  const VecF32Kernels& k = kernels();
+  std::vector<float> x, g;
+  for (float v = -5.0f; v <= 5.0f; v += 0.125f) x.push_back(v), g.push_back(0.5f - v * 0.1f);
+  x.insert(x.end(), {-3.0f, 3.0f, 0.0f});  // the ends of the middle piece
+  g.insert(g.end(), {2.0f, 2.0f, 2.0f});
+  const int64_t n = int64_t(x.size());
+  std::vector<float> y(x.size()), gx(x.size());
+  k.hardswish(x.data(), y.data(), n);
+  k.hardswish_backward(g.data(), x.data(), gx.data(), n);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double v = x[i], ref = v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0;
+    const double dref = v < -3 ? 0.0 : v <= 3 ? g[i] * (2 * v + 3) / 6 : g[i];
+    EXPECT_NEAR(y[i], ref, 1e-6) << k.isa << " x=" << v;
+    EXPECT_NEAR(gx[i], dref, 1e-6) << k.isa << " x=" << v;
+  }
+}
+
+// Batch norm's per-plane loops against float64 sums, on a length that leaves tails on every ISA.
+TEST_P(VecF32Test, NormalisationLoopsMatchFloat64) {
+  const VecF32Kernels& k = kernels();
+  const int64_t n = 1000 + 13;
+  const size_t len = static_cast<size_t>(n);
+  std::vector<float> x(len), g(len), out(len);
+  for (int64_t i = 0; i < n; ++i) x[size_t(i)] = 100.0f + std::sin(0.37f * float(i)), g[size_t(i)] = std::cos(0.11f * float(i));
+  double sum = 0, sumsq = 0, ref_sum = 0, ref_sumsq = 0, ref_g = 0, ref_gx = 0;
+  k.shifted_moments(x.data(), n, 100.0, &sum, &sumsq);
+  for (float v : x) ref_sum += double(v) - 100.0, ref_sumsq += (double(v) - 100.0) * (double(v) - 100.0);
+  EXPECT_NEAR(sum, ref_sum, 1e-9) << k.isa;
+  EXPECT_NEAR(sumsq, ref_sumsq, 1e-9) << k.isa;
+  float sg = 1.0f, sgx = -1.0f;  // added to, not overwritten
+  k.grad_moments(g.data(), x.data(), n, 100.0f, &sg, &sgx);
+  for (int64_t i = 0; i < n; ++i) ref_g += g[size_t(i)], ref_gx += double(g[size_t(i)]) * (double(x[size_t(i)]) - 100.0);
+  EXPECT_NEAR(sg, 1.0 + ref_g, 1e-3) << k.isa;
+  EXPECT_NEAR(sgx, -1.0 + ref_gx, 1e-3) << k.isa;
+  k.centered_affine(x.data(), out.data(), n, 100.0f, 2.0f, 0.5f);
+  for (int64_t i = 0; i < n; ++i) EXPECT_NEAR(out[size_t(i)], (double(x[size_t(i)]) - 100.0) * 2.0 + 0.5, 2e-5) << k.isa << " i=" << i;
+  k.grad_affine(g.data(), x.data(), out.data(), n, 0.5f, -0.25f, 25.0f);
+  for (int64_t i = 0; i < n; ++i)
+    EXPECT_NEAR(out[size_t(i)], g[size_t(i)] * 0.5 - 0.25 * double(x[size_t(i)]) + 25.0, 2e-5) << k.isa << " i=" << i;
+}
+
 TEST_P(VecF32Test, TanhWithinFourUlpOfDoubleReference) {
   const VecF32Kernels& k = kernels();
   std::vector<float> x;

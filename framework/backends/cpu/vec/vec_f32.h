@@ -32,6 +32,20 @@ struct VecF32Kernels {
   /// each row once, four rows per pass over x. Sums in vector lanes, so the rounding
   /// differs from a sequential sum by a few ulp.
   void (*gemv_rows)(const float* w, int64_t ldw, const float* x, int64_t k, float* out, int64_t rows);
+  /// out = x * clamp(x + 3, 0, 6) / 6.
+  void (*hardswish)(const float* x, float* out, int64_t n);
+  /// out = 0 below x = -3, g * (x / 3 + 1/2) on [-3, 3], g above (hardswish's gradient).
+  void (*hardswish_backward)(const float* g, const float* x, float* out, int64_t n);
+  /// Normalisation statistics: *sum += sum(x - shift), *sumsq += sum((x - shift)^2), in
+  /// float64 with 8 interleaved accumulators (the same sums on every ISA).
+  void (*shifted_moments)(const float* x, int64_t n, double shift, double* sum, double* sumsq);
+  /// out = (x - mean) * scale + shift.
+  void (*centered_affine)(const float* x, float* out, int64_t n, float mean, float scale, float shift);
+  /// *sum_g += sum(g), *sum_gx += sum(g * (x - mean)): sums in vector lanes (float),
+  /// so the rounding differs from a sequential sum.
+  void (*grad_moments)(const float* g, const float* x, int64_t n, float mean, float* sum_g, float* sum_gx);
+  /// out = g * a + x * b + c (batch norm's input gradient).
+  void (*grad_affine)(const float* g, const float* x, float* out, int64_t n, float a, float b, float c);
 };
 
 /// The table for this machine (respects SKIFF_CPU_ISA).

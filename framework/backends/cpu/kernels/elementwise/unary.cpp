@@ -104,6 +104,9 @@ void relu_backward_cpu(const KernelContext& c) {
 SKIFF_REGISTER_KERNEL(relu_backward, CPU, "cpu", kFloatTypes, 0, relu_backward_cpu);
 
 void hardswish_cpu(const KernelContext& c) {
+  if (unary_vec_f32(c.outputs[0], c.inputs[0], vec_f32().hardswish,
+                    [](float x) { return x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) * (1.0f / 6.0f); }))
+    return;
   visit_floating(c.inputs[0].dtype(), "hardswish", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = acc_t<T>;
@@ -115,6 +118,10 @@ SKIFF_REGISTER_KERNEL(hardswish, CPU, "cpu", kFloatTypes, 0, hardswish_cpu);
 
 // d hardswish / dx: 0 below -3, (2x + 3) / 6 on [-3, 3], 1 above (PyTorch's convention at the ends).
 void hardswish_backward_cpu(const KernelContext& c) {
+  if (binary_vec_f32(c.outputs[0], c.inputs[0], c.inputs[1], vec_f32().hardswish_backward, [](float g, float x) {
+        return x < -3.0f ? 0.0f : x <= 3.0f ? g * (x * (1.0f / 3.0f) + 0.5f) : g;
+      }))
+    return;
   visit_floating(c.inputs[0].dtype(), "hardswish_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = acc_t<T>;

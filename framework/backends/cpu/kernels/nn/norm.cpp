@@ -3,7 +3,9 @@
 // accumulated in float64 over (x - x0), x0 being the first element of the group
 // (the "shifted data" variance), with 8 independent accumulators, so a large
 // common offset does not cancel away the variance. y = (x - mean) * rsqrt(var + eps)
-// * weight + bias in float (double for float64).
+// * weight + bias in float (double for float64). Float32 planes run the vector
+// table's loops (vec/vec_f32.h), compiled for the CPU's widest ISA: this file is
+// built for baseline x86-64, where the same loops run two doubles at a time.
 // Layout: layer_norm sees x as [M, N] (normalized dims last), batch_norm as
 // [A, C, B] (statistics per C over A and B); non-contiguous inputs are copied to
 // contiguous first. Work is split over statistics only: thread-count independent.
@@ -13,9 +15,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "framework/backends/cpu/loops.h"
+#include "framework/backends/cpu/vec/vec_f32.h"
 
 namespace skiff::cpu {
 namespace {
@@ -28,6 +32,11 @@ struct ShiftedMoments {
   void add(const T* p, int64_t n) {
     if (n == 0) return;
     if (count == 0) shift = double(p[0]);
+    if constexpr (std::is_same_v<T, float>) {  // the same sums, compiled for the CPU's widest ISA
+      vec_f32().shifted_moments(p, n, shift, &sum, &sumsq);
+      count += n;
+      return;
+    }
     double s[8] = {}, q[8] = {};
     int64_t i = 0;
     for (; i + 8 <= n; i += 8)
@@ -137,7 +146,11 @@ void batch_norm_cpu(const KernelContext& c) {
       for (int64_t o = 0; o < outer; ++o) {
         const T* xs = xp + (o * channels + ch) * inner;
         T* ys = yp + (o * channels + ch) * inner;
-        for (int64_t i = 0; i < inner; ++i) ys[i] = T((A(xs[i]) - mean_a) * scale_a + shift_a);
+        if constexpr (std::is_same_v<T, float>) {
+          vec_f32().centered_affine(xs, ys, inner, mean_a, scale_a, shift_a);
+        } else {
+          for (int64_t i = 0; i < inner; ++i) ys[i] = T((A(xs[i]) - mean_a) * scale_a + shift_a);
+        }
       }
     }
   });
@@ -185,9 +198,13 @@ void batch_norm_backward_cpu(const KernelContext& c) {
         const T* gs = gp + (o * channels + ch) * inner;
         const T* xs = xp + (o * channels + ch) * inner;
         A s = 0, sx = 0;
-        for (int64_t i = 0; i < inner; ++i) {
-          s += A(gs[i]);
-          sx += A(gs[i]) * (A(xs[i]) - mu);
+        if constexpr (std::is_same_v<T, float>) {
+          vec_f32().grad_moments(gs, xs, inner, mu, &s, &sx);
+        } else {
+          for (int64_t i = 0; i < inner; ++i) {
+            s += A(gs[i]);
+            sx += A(gs[i]) * (A(xs[i]) - mu);
+          }
         }
         sum_g += double(s);
         sum_gx += double(sx);
@@ -205,7 +222,11 @@ void batch_norm_backward_cpu(const KernelContext& c) {
         const T* gs = gp + (o * channels + ch) * inner;
         const T* xs = xp + (o * channels + ch) * inner;
         T* out = gx + (o * channels + ch) * inner;
-        for (int64_t i = 0; i < inner; ++i) out[i] = T(A(gs[i]) * scale_g + A(xs[i]) * scale_x + shift);
+        if constexpr (std::is_same_v<T, float>) {
+          vec_f32().grad_affine(gs, xs, out, inner, scale_g, scale_x, shift);
+        } else {
+          for (int64_t i = 0; i < inner; ++i) out[i] = T(A(gs[i]) * scale_g + A(xs[i]) * scale_x + shift);
+        }
       }
     }
   });
