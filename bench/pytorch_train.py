@@ -135,7 +135,7 @@ def make_resnet8():
 
 
 # ---- (d) PicoDet-class detector: the detection suite's model and loss ----------------------
-# LCNet x0.35 / LCPAN 64 / PicoHeadV2 (2 convs, reg_max 7) as suites/detection/train/picodet.cpp
+# LCNet x1.0 / LCPAN 128 / PicoHeadV2 (2 convs, reg_max 7) as suites/detection/train/picodet.cpp
 # builds it, and the same training loss (gfl_loss.cpp): TOOD task-aligned assignment on the
 # detached predictions, varifocal + GIoU + distribution focal losses.
 
@@ -338,7 +338,7 @@ def gfl_loss(cls, reg, anchors, truth, reg_max):
 
 
 def make_picodet():
-    m = PicoDet()
+    m = PicoDet(scale=1.0, neck=128)  # the recipe's model (configs/detection/_base_/picodet_lcnet.yml)
     with torch.no_grad():  # the head's class-logit prior, as picodet.cpp starts it
         for o in m.out:
             o.bias[: m.classes].fill_(-4.59511985)

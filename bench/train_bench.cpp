@@ -8,7 +8,7 @@
 //           dropout 0.1, seq 128, batch 8, vocab 8000, causal mask, tied nothing
 //   resnet8 ResNet-8-style CNN: conv-bn-relu 16, three basic blocks (16, 32/2, 64/2),
 //           global average pool, linear 10; x [128, 3, 32, 32]
-//   picodet the detection suite's PicoDet-class model (LCNet x0.35, LCPAN 64,
+//   picodet the detection suite's PicoDet-class model (LCNet x1.0, LCPAN 128,
 //           PicoHeadV2 with 2 convs, reg_max 7, 8 classes) on x [16, 3, 320, 320]
 //           with 3 boxes per image: task-aligned assignment, VFL + GIoU + DFL
 //   encoder the NLP suite's BERT-style spam classifier as configs/nlp/spam_classifier.yml
@@ -235,7 +235,7 @@ std::vector<Case> cases() {
       {"picodet",
        [] {
          using namespace skiff::detection;
-         auto m = std::make_shared<PicoDet>(PicoDetOptions{.num_classes = 8});
+         auto m = std::make_shared<PicoDet>(PicoDetOptions{.num_classes = 8, .backbone_scale = 1.0, .neck_channels = 128});
          Tensor x = randn({16, 3, 320, 320});
          // Three boxes per image, sizes 24..152 px, at fixed pseudo-random places.
          std::vector<GroundTruth> truth(16);

@@ -11,7 +11,7 @@ RECIPE="$SRC/configs/detection/picodet_lcnet_synth.yml"
 cd "$TMP"
 "$SKIFF" det synth data/shapes/train --count 32 --seed 1 --size 160 -q >/dev/null 2>&1
 "$SKIFF" det synth data/shapes/val --count 8 --seed 2 --size 160 -q >/dev/null 2>&1
-SHORT=(-o epoch=2 -o TrainReader.batch_size=8 -o LearningRate.schedulers.0.max_epochs=2
+SHORT=(-o epoch=2 -o TrainReader.batch_size=8 -o LearningRate.schedulers.0.max_epochs=2 -o LearningRate.schedulers.1.steps=2
        -o "TrainReader.batch_transforms.0.BatchRandomResize.target_size=[128, 160]"
        -o "EvalReader.sample_transforms.1.Resize.target_size=[160, 160]")
 
@@ -69,8 +69,17 @@ def same(d, p):
     return d["label"] == p["label"] and abs(d["score"] - p["score"]) < 1e-3 and \
         all(abs(a - b) < 0.05 for a, b in zip(d["coordinate"], p["coordinate"]))
 assert len(det) == 10, det
+# After a few steps many scores tie near the class prior (0.01), and which of the tied
+# boxes survive the 100-box cut may differ: a box in that tie band may be missing from
+# the other list, any other box must be there, and most of the ten must match.
+cut = min(p["score"] for p in pred) + 1e-3
+matched = 0
 for d in det:
-    assert any(same(d, p) for p in pred), d
+    if any(same(d, p) for p in pred):
+        matched += 1
+    else:
+        assert d["score"] <= cut, (d, cut)
+assert matched >= 5, matched
 ' "$TMP/det.json" "$TMP/pred.txt"
 
 # A bad key is named with its file and line before any work starts.
