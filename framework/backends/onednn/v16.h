@@ -29,6 +29,35 @@ typedef int32_t m16 __attribute__((vector_size(64)));  ///< lane masks and shuff
 // x - 0 is x for every float (signed zeros too), so this is a plain broadcast.
 [[gnu::always_inline]] inline v16 splat(float x) { return x - v16{}; }
 
+/// exp of each lane, the vec table's method (framework/backends/cpu/vec): 2^n * e^r with
+/// n = round(x / ln 2) by the 1.5 * 2^23 trick and a degree-7 polynomial for e^r; within
+/// ~2 ulp of std::exp. Overflow gives +inf, below -87.34 gives 0, NaN stays NaN.
+[[gnu::always_inline]] inline v16 exp16(v16 x) {
+  const float hi = 88.7228390f, lo = -87.3365448f;
+  v16 xc = x > hi ? splat(hi) : x;
+  xc = xc < lo ? splat(lo) : xc;
+  const v16 shifted = xc * 1.44269504089f + 12582912.0f;
+  const v16 n = shifted - 12582912.0f;
+  const m16 ni = (m16)shifted - 0x4B400000;  // n as an integer (the cast keeps the bits)
+  v16 r = xc - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  v16 p = splat(1.98412698e-4f);
+  p = p * r + 1.38888889e-3f;
+  p = p * r + 8.33333333e-3f;
+  p = p * r + 4.16666667e-2f;
+  p = p * r + 1.66666667e-1f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  // 2^n as two factors so n = 128 and n = -126 stay normal.
+  const m16 half = ni >> 1;
+  const m16 e1 = (half + 127) << 23, e2 = (ni - half + 127) << 23;
+  v16 y = p * (v16)e1 * (v16)e2;
+  y = x > hi ? splat(__builtin_inff()) : y;
+  y = x < lo ? splat(0.f) : y;
+  return x != x ? x : y;
+}
+
 /// The per-ISA entry points: [[SKIFF_TARGET_AVX512]] void f_avx512(...) { body(...); }
 #define SKIFF_TARGET_AVX512 gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")
 #define SKIFF_TARGET_AVX2 gnu::target("avx2,fma")

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "framework/backends/onednn/blocked_layout.h"
 #include "framework/backends/onednn/kernels/nn/blocked_conv.h"
+#include "framework/backends/onednn/v16.h"
 #include "framework/core/rng.h"
 #include "framework/ops/ops.h"
 #include "tests/framework/scoped_threads.h"
@@ -202,6 +204,30 @@ TEST(BlockedConv, DenseMatchesConvThenChain) {
         EXPECT_LT(compare(g, kChains[ci], layout & 1, layout & 2, 17 + ci), 1e-5);
       }
   }
+}
+
+// The post-op chain's Logistic and Swish steps use exp16: within 3 ulp of the float64 exp
+// over the whole finite range, and the ends and NaN as std::exp gives them.
+TEST(BlockedConv, Exp16MatchesStdExp) {
+  std::vector<float> xs;
+  for (float v = -87.0f; v < 88.5f; v += 0.0371f) xs.push_back(v);
+  for (size_t i = 0; i + 16 <= xs.size(); i += 16) {
+    const v16 y = exp16(load(xs.data() + i));
+    for (int j = 0; j < 16; ++j) {
+      const double ref = std::exp(double(xs[i + size_t(j)]));
+      EXPECT_NEAR(y[j], ref, 3.6e-7 * ref) << "x=" << xs[i + size_t(j)];
+    }
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  float special[16] = {0.f, -inf, inf, std::nanf(""), 100.f, -100.f, 88.f, -87.f};
+  const v16 y = exp16(load(special));
+  EXPECT_EQ(y[0], 1.f);
+  EXPECT_EQ(y[1], 0.f);
+  EXPECT_EQ(y[2], inf);
+  EXPECT_TRUE(std::isnan(y[3]));
+  EXPECT_EQ(y[4], inf);
+  EXPECT_EQ(y[5], 0.f);
+  EXPECT_NEAR(y[6], std::exp(88.0), 3.6e-7 * std::exp(88.0));
 }
 
 TEST(BlockedConv, OtherGeometriesAreLeftToOneDnn) {

@@ -74,12 +74,10 @@ template <int N>
         for (int n = 0; n < N; ++n) v[n] = v[n] * s.alpha + s.beta;
         break;
       case PostOpKind::Logistic:
-        for (int n = 0; n < N; ++n)
-          for (int j = 0; j < 16; ++j) v[n][j] = 1.f / (1.f + std::exp(-v[n][j]));
+        for (int n = 0; n < N; ++n) v[n] = 1.f / (1.f + exp16(-v[n]));
         break;
       case PostOpKind::Swish:
-        for (int n = 0; n < N; ++n)
-          for (int j = 0; j < 16; ++j) v[n][j] = v[n][j] / (1.f + std::exp(-s.alpha * v[n][j]));
+        for (int n = 0; n < N; ++n) v[n] = v[n] / (1.f + exp16(-s.alpha * v[n]));
         break;
       case PostOpKind::Sum:
         if (!res) break;  // callers without a residual reject Sum steps up front
