@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "framework/backends/onednn/v16.h"
 #include "framework/core/cpu_features.h"
 #include "framework/core/threading.h"
 
@@ -50,13 +51,12 @@ int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 // The body compiled for AVX-512, AVX2+FMA and baseline x86-64; depthwise_plane
 // picks one by active_isa(), like the vec tables (SKIFF_CPU_ISA can lower it).
 using PlaneFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, float, float*, int64_t, int64_t);
-[[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]] void depthwise_plane_avx512(
-    const float* padded, int64_t wp, const float* w, int64_t kh, int64_t kw, float bias, float* out, int64_t oh,
-    int64_t ow) {
+[[SKIFF_TARGET_AVX512]] void depthwise_plane_avx512(const float* padded, int64_t wp, const float* w, int64_t kh,
+                                                    int64_t kw, float bias, float* out, int64_t oh, int64_t ow) {
   depthwise_plane_body(padded, wp, w, kh, kw, bias, out, oh, ow);
 }
-[[gnu::target("avx2,fma")]] void depthwise_plane_avx2(const float* padded, int64_t wp, const float* w, int64_t kh,
-                                                      int64_t kw, float bias, float* out, int64_t oh, int64_t ow) {
+[[SKIFF_TARGET_AVX2]] void depthwise_plane_avx2(const float* padded, int64_t wp, const float* w, int64_t kh,
+                                                int64_t kw, float bias, float* out, int64_t oh, int64_t ow) {
   depthwise_plane_body(padded, wp, w, kh, kw, bias, out, oh, ow);
 }
 void depthwise_plane_baseline(const float* padded, int64_t wp, const float* w, int64_t kh, int64_t kw, float bias,
@@ -65,13 +65,8 @@ void depthwise_plane_baseline(const float* padded, int64_t wp, const float* w, i
 }
 
 PlaneFn depthwise_plane() {
-  static const PlaneFn fn = [] {
-    switch (active_isa()) {
-      case CpuIsa::Avx512: return &depthwise_plane_avx512;
-      case CpuIsa::Avx2: return &depthwise_plane_avx2;
-      default: return &depthwise_plane_baseline;
-    }
-  }();
+  static const PlaneFn fn =
+      onednn::for_isa<PlaneFn>(active_isa(), depthwise_plane_avx512, depthwise_plane_avx2, depthwise_plane_baseline);
   return fn;
 }
 
@@ -107,38 +102,36 @@ PlaneFn depthwise_plane() {
 }
 
 // Unit column stride as its own instance so its loads stay contiguous vectors.
-#define SKIFF_DW_GRAD_DISPATCH \
-  if (sw == 1) {                                                                         \
-    depthwise_grad_plane_body(padded, wp, g, gw_row, oh, sh, 1, kh, kw, taps);            \
-  } else {                                                                               \
-    depthwise_grad_plane_body(padded, wp, g, gw_row, oh, sh, sw, kh, kw, taps);           \
+[[gnu::always_inline]] inline void depthwise_grad_plane_strides(const float* padded, int64_t wp, const float* g,
+                                                                int64_t gw_row, int64_t oh, int64_t sh, int64_t sw,
+                                                                int64_t kh, int64_t kw, double* taps) {
+  if (sw == 1) {
+    depthwise_grad_plane_body(padded, wp, g, gw_row, oh, sh, 1, kh, kw, taps);
+  } else {
+    depthwise_grad_plane_body(padded, wp, g, gw_row, oh, sh, sw, kh, kw, taps);
   }
+}
 using GradPlaneFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, int64_t, int64_t, int64_t,
                              int64_t, double*);
-[[gnu::target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]] void depthwise_grad_plane_avx512(
-    const float* padded, int64_t wp, const float* g, int64_t gw_row, int64_t oh, int64_t sh, int64_t sw, int64_t kh,
-    int64_t kw, double* taps) {
-  SKIFF_DW_GRAD_DISPATCH
+[[SKIFF_TARGET_AVX512]] void depthwise_grad_plane_avx512(const float* padded, int64_t wp, const float* g,
+                                                         int64_t gw_row, int64_t oh, int64_t sh, int64_t sw,
+                                                         int64_t kh, int64_t kw, double* taps) {
+  depthwise_grad_plane_strides(padded, wp, g, gw_row, oh, sh, sw, kh, kw, taps);
 }
-[[gnu::target("avx2,fma")]] void depthwise_grad_plane_avx2(const float* padded, int64_t wp, const float* g,
-                                                           int64_t gw_row, int64_t oh, int64_t sh, int64_t sw,
-                                                           int64_t kh, int64_t kw, double* taps) {
-  SKIFF_DW_GRAD_DISPATCH
+[[SKIFF_TARGET_AVX2]] void depthwise_grad_plane_avx2(const float* padded, int64_t wp, const float* g, int64_t gw_row,
+                                                     int64_t oh, int64_t sh, int64_t sw, int64_t kh, int64_t kw,
+                                                     double* taps) {
+  depthwise_grad_plane_strides(padded, wp, g, gw_row, oh, sh, sw, kh, kw, taps);
 }
 void depthwise_grad_plane_baseline(const float* padded, int64_t wp, const float* g, int64_t gw_row, int64_t oh,
                                    int64_t sh, int64_t sw, int64_t kh, int64_t kw, double* taps) {
-  SKIFF_DW_GRAD_DISPATCH
+  depthwise_grad_plane_strides(padded, wp, g, gw_row, oh, sh, sw, kh, kw, taps);
 }
-#undef SKIFF_DW_GRAD_DISPATCH
 
 GradPlaneFn depthwise_grad_plane() {
-  static const GradPlaneFn fn = [] {
-    switch (active_isa()) {
-      case CpuIsa::Avx512: return &depthwise_grad_plane_avx512;
-      case CpuIsa::Avx2: return &depthwise_grad_plane_avx2;
-      default: return &depthwise_grad_plane_baseline;
-    }
-  }();
+  static const GradPlaneFn fn =
+      onednn::for_isa<GradPlaneFn>(active_isa(), depthwise_grad_plane_avx512, depthwise_grad_plane_avx2,
+                                   depthwise_grad_plane_baseline);
   return fn;
 }
 
