@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 
 #include "apps/skiff/commands.h"
 #include "framework/core/rng.h"
@@ -25,6 +26,7 @@ struct ModelBenchOptions {
   int iters = 20;
   bool json = false;
   bool profile = false;
+  int top = 10;
 };
 
 /// "x:1x3x640x640" -> {"x", [1, 3, 640, 640]}.
@@ -57,23 +59,41 @@ double peak_rss_mb() {
   return double(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-/// One more run with per-step timing: time by op type, then the slowest nodes.
-void print_profile(const engine::Predictor& predictor, const std::unordered_map<std::string, Tensor>& feeds) {
+/// `iters` more runs with per-step timing: each node's median time over them (one run alone is
+/// noisy at these sizes), summed by op type, then the `top` slowest nodes.
+void print_profile(const engine::Predictor& predictor, const std::unordered_map<std::string, Tensor>& feeds,
+                   int iters, int top) {
   std::vector<Tensor> ordered;
   for (const auto& in : predictor.inputs()) ordered.push_back(feeds.at(in.name));
-  engine::RunProfile profile;
-  predictor.run(ordered, &profile);
+  std::vector<engine::RunProfile> runs(static_cast<size_t>(std::max(iters, 1)));
+  for (auto& r : runs) predictor.run(ordered, &r);
+  struct NodeTime {
+    double ms;
+    std::string what, op;
+  };
+  std::vector<NodeTime> nodes;
+  std::map<std::string, std::pair<double, int>> by_op;  // op type -> (ms, calls)
+  // Steps run in the same order every time, so entry i of each run is the same node.
+  for (size_t i = 0; i < runs[0].nodes.size(); ++i) {
+    std::vector<double> t;
+    for (const auto& r : runs) t.push_back(r.nodes[i].ms);
+    std::nth_element(t.begin(), t.begin() + std::ptrdiff_t(t.size() / 2), t.end());
+    const auto& n = runs[0].nodes[i];
+    nodes.push_back({t[t.size() / 2], n.what, n.op_type});
+    by_op[n.op_type].first += t[t.size() / 2];
+    ++by_op[n.op_type].second;
+  }
   double total = 0;
-  for (const auto& [op, e] : profile.by_op) total += e.ms;
-  std::vector<std::pair<std::string, engine::RunProfile::Entry>> ops(profile.by_op.begin(), profile.by_op.end());
-  std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
-  fmt::print(stderr, "{:<24}{:>8}{:>12}{:>8}\n", "op", "calls", "ms", "%");
+  for (const auto& [op, e] : by_op) total += e.first;
+  std::vector<std::pair<std::string, std::pair<double, int>>> ops(by_op.begin(), by_op.end());
+  std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  fmt::print(stderr, "median over {} profiled runs\n{:<24}{:>8}{:>12}{:>8}\n", runs.size(), "op", "calls", "ms", "%");
   for (const auto& [op, e] : ops)
-    fmt::print(stderr, "{:<24}{:>8}{:>12.3f}{:>7.1f}%\n", op, e.calls, e.ms, total > 0 ? 100 * e.ms / total : 0);
-  std::sort(profile.nodes.rbegin(), profile.nodes.rend());
+    fmt::print(stderr, "{:<24}{:>8}{:>12.3f}{:>7.1f}%\n", op, e.second, e.first, total > 0 ? 100 * e.first / total : 0);
+  std::sort(nodes.begin(), nodes.end(), [](const NodeTime& a, const NodeTime& b) { return a.ms > b.ms; });
   fmt::print(stderr, "slowest nodes\n");
-  for (size_t i = 0; i < std::min<size_t>(10, profile.nodes.size()); ++i)
-    fmt::print(stderr, "  {:9.3f} ms  {}\n", profile.nodes[i].first, profile.nodes[i].second);
+  for (size_t i = 0; i < std::min(size_t(std::max(top, 0)), nodes.size()); ++i)
+    fmt::print(stderr, "  {:9.3f} ms  {}\n", nodes[i].ms, nodes[i].what);
 }
 
 void run_model_bench(const ModelBenchOptions& o) {
@@ -97,7 +117,7 @@ void run_model_bench(const ModelBenchOptions& o) {
     ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
   }
   std::sort(ms.begin(), ms.end());
-  if (o.profile) print_profile(predictor, feeds);
+  if (o.profile) print_profile(predictor, feeds, o.iters, o.top);
   double median = ms[ms.size() / 2];
   double p90 = ms[std::min(ms.size() - 1, size_t(double(ms.size()) * 0.9))];
   if (o.json) {
@@ -120,7 +140,10 @@ void add_bench_model_command(CLI::App& bench) {
   model->add_option("--threads", opts->threads, "CPU threads (default: SKIFF_NUM_THREADS or all cores)");
   model->add_option("--warmup", opts->warmup, "Untimed runs first")->capture_default_str();
   model->add_option("--iters", opts->iters, "Timed runs")->capture_default_str()->check(CLI::PositiveNumber);
-  model->add_flag("--profile", opts->profile, "Also print time per op type and the slowest nodes (stderr)");
+  model->add_flag("--profile", opts->profile,
+                  "Also print time per op type and the slowest nodes with their shapes (stderr), medians over "
+                  "--iters more runs");
+  model->add_option("--top", opts->top, "How many of the slowest nodes --profile lists")->capture_default_str();
   model->add_flag("--json", opts->json, "One JSON object (for bench/compare_models.sh)");
   model->callback([opts] { run_model_bench(*opts); });
 }

@@ -18,12 +18,14 @@ void add_graph_command(CLI::App& app) {
     std::string model;
     bool json = false;
     bool optimized = false;
+    bool nodes = false;
   };
   auto opts = std::make_shared<Options>();
   auto* show = graph->add_subcommand("show", "Print a model's inputs, outputs, op histogram and parameter count");
   show->add_option("model", opts->model, "An .onnx file, a TF.js model.json or a zoo model name (e.g. ppocr-v4-det)")->required();
   show->add_flag("--json", opts->json, "Print one JSON object");
   show->add_flag("--optimized", opts->optimized, "Show the graph after the Predictor's optimisation passes");
+  show->add_flag("--nodes", opts->nodes, "Also list every node: op, name, inputs -> outputs and attributes");
   show->callback([opts] {
     std::string path = zoo::resolve_model_path(opts->model).string();
     graph::ImportOptions import_options;
@@ -35,9 +37,11 @@ void add_graph_command(CLI::App& app) {
     if (opts->json) {
       auto j = graph::summary_json(summary);
       j["file"] = path;
+      if (opts->nodes) j["node_list"] = graph::nodes_json(g);
       fmt::print("{}\n", j.dump(2));
     } else {
       fmt::print("file      {}\n{}", path, graph::format_summary(summary));
+      if (opts->nodes) fmt::print("nodes\n{}", graph::format_nodes(g));
     }
   });
 

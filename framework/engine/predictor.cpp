@@ -111,6 +111,16 @@ std::vector<Tensor> Predictor::run(const std::vector<Tensor>& inputs, RunProfile
       e.add_context(fmt::format("while running {} of {}", step.node->describe(), source_));
       throw;
     }
+    // The profile's node line carries shapes: one op type costs very different amounts at different sizes.
+    std::string shapes;
+    if (profile) {
+      auto join = [](const std::vector<Tensor>& ts) {
+        std::string s;
+        for (const Tensor& t : ts) s += (s.empty() ? "" : ", ") + (t.defined() ? t.shape().str() : std::string("-"));
+        return s;
+      };
+      shapes = fmt::format("{} -> {}", join(args), join(outs));
+    }
     for (size_t k = 0; k < step.outputs.size(); ++k)
       if (step.outputs[k] >= 0) {
         SKIFF_ASSERT(k < outs.size() && outs[k].defined(), "{} did not produce output {}", step.node->describe(), k);
@@ -119,10 +129,7 @@ std::vector<Tensor> Predictor::run(const std::vector<Tensor>& inputs, RunProfile
     for (int s : step.release) slots[size_t(s)] = Tensor();
     if (profile) {
       double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      auto& e = profile->by_op[step.node->op_type];
-      e.ms += ms;
-      ++e.calls;
-      profile->nodes.emplace_back(ms, step.node->describe());
+      profile->nodes.push_back({ms, step.node->op_type, fmt::format("{} {}", step.node->describe(), shapes)});
     }
   }
   std::vector<Tensor> result;

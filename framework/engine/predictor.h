@@ -27,15 +27,15 @@
 
 namespace skiff::engine {
 
-/// Time spent per op type during one run (`skiff bench model --profile`).
+/// Time spent per step during one run (`skiff bench model --profile`).
 struct RunProfile {
-  struct Entry {
+  /// One step of the run, in execution order.
+  struct Step {
     double ms = 0;
-    int calls = 0;
+    std::string op_type;
+    std::string what;  ///< the node and its input -> output shapes
   };
-  std::map<std::string, Entry> by_op;
-  /// The slowest individual nodes: (ms, node description).
-  std::vector<std::pair<double, std::string>> nodes;
+  std::vector<Step> nodes;
 };
 
 struct PredictorOptions {

@@ -69,4 +69,42 @@ nlohmann::json summary_json(const GraphSummary& s) {
           {"parameters", s.parameters}, {"ops", s.op_histogram}};
 }
 
+namespace {
+
+/// An attribute as JSON: numbers and lists as they are, a tensor as "tensor <shape>".
+nlohmann::json attr_json(const AttrValue& v) {
+  return std::visit(
+      [](const auto& x) -> nlohmann::json {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, Tensor>) return fmt::format("tensor {}", x.shape());
+        else return x;
+      },
+      v);
+}
+
+}  // namespace
+
+std::string format_nodes(const Graph& g) {
+  std::string out;
+  for (const Node& n : g.nodes) {
+    std::vector<std::string> ins;
+    for (const auto& in : n.inputs) ins.push_back(in.empty() ? "-" : in);
+    out += fmt::format("{} '{}'  {} -> {}", n.op_type, n.name, fmt::join(ins, ", "), fmt::join(n.outputs, ", "));
+    for (const auto& [key, v] : n.attrs) out += fmt::format("  {}={}", key, attr_json(v).dump());
+    out += "\n";
+  }
+  return out;
+}
+
+nlohmann::json nodes_json(const Graph& g) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const Node& n : g.nodes) {
+    nlohmann::json attrs = nlohmann::json::object();
+    for (const auto& [key, v] : n.attrs) attrs[key] = attr_json(v);
+    arr.push_back({{"name", n.name}, {"op_type", n.op_type}, {"inputs", n.inputs}, {"outputs", n.outputs},
+                   {"attrs", attrs}});
+  }
+  return arr;
+}
+
 }  // namespace skiff::graph

@@ -28,4 +28,10 @@ std::string format_value(const ValueInfo& v);
 std::string format_summary(const GraphSummary& s);
 nlohmann::json summary_json(const GraphSummary& s);
 
+/// One line per node in graph order: "op_type 'name'  inputs -> outputs  attr=value ...". Tensor
+/// attributes print as their shape; a skipped optional input prints as "-".
+std::string format_nodes(const Graph& g);
+/// The same as a JSON array of {name, op_type, inputs, outputs, attrs} (tensors as their shape).
+nlohmann::json nodes_json(const Graph& g);
+
 }  // namespace skiff::graph

@@ -258,6 +258,14 @@ void copy_into(const Tensor& dst, const Tensor& src) {
     visit_dtype(src.dtype(), [&](auto stag) {
       using S = typename decltype(stag)::type;
       for_each_strided<2>(dst.shape(), base, st, [](char** p, const int64_t* s, int64_t n) {
+        if constexpr (std::is_same_v<D, S>) {
+          // Same type, both runs contiguous: memcpy (about twice the element loop's speed on runs
+          // of megabytes, e.g. a channel concat of feature maps).
+          if (s[0] == int64_t(sizeof(D)) && s[1] == int64_t(sizeof(S))) {
+            std::memcpy(p[0], p[1], size_t(n) * sizeof(D));
+            return;
+          }
+        }
         if (s[0] == int64_t(sizeof(D)) && s[1] == int64_t(sizeof(S))) {
           D* d = reinterpret_cast<D*>(p[0]);
           const S* x = reinterpret_cast<const S*>(p[1]);

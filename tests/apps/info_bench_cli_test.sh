@@ -75,6 +75,27 @@ done
 check "bench model --json: fields" python3 -c "
 import json; j = json.loads(open('model.json').read().strip().splitlines()[-1])
 assert j['inputs'] == ['x:1x3x16x16'] and 0 < j['median_ms'] <= j['p90_ms'] and j['peak_rss_mb'] > 0, j"
+"$SKIFF" bench model conv.onnx --input x:1x3x16x20 --iters 3 --profile --top 1 >prof.out 2>prof.err; rc=$?
+check "bench model --profile: exit 0" test "$rc" -eq 0
+check "bench model --profile: medians over the --iters runs" grep -q "^median over 3 profiled runs" prof.err
+check "bench model --profile: a row per op type" grep -Eq "^(Conv|skiff.FusedConv) +1 +[0-9.]+ +[0-9.]+%" prof.err
+check "bench model --profile: the slowest node with its shapes" \
+  grep -Eq "^ +[0-9.]+ ms  node 'conv' \(.*\) \[1, 3, 16, 20\], \[4, 3, 3, 3\](, -)? -> \[1, 4, 16, 20\]" prof.err
+check "bench model --profile --top 1: one node listed" test "$(grep -c " ms  node " prof.err)" -eq 1
+
+# graph show --nodes: every node with its inputs, outputs and attributes
+"$SKIFF" graph show conv.onnx --nodes >nodes.out 2>nodes.err; rc=$?
+check "graph show --nodes: exit 0" test "$rc" -eq 0
+check "graph show --nodes: the conv node" grep -q "^Conv 'conv'  x, w -> c  pads=\[1,1,1,1\]" nodes.out
+check "graph show --nodes: the relu node" grep -q "^Relu 'relu'  c -> y$" nodes.out
+"$SKIFF" graph show conv.onnx --nodes --json >nodes.json 2>/dev/null
+check "graph show --nodes --json: node_list" python3 -c "
+import json; n = json.load(open('nodes.json'))['node_list']
+assert [x['op_type'] for x in n] == ['Conv', 'Relu'], n
+assert n[0]['inputs'] == ['x', 'w'] and n[0]['outputs'] == ['c'] and n[0]['attrs']['pads'] == [1, 1, 1, 1], n[0]"
+"$SKIFF" graph show conv.onnx --optimized --nodes >opt.out 2>/dev/null
+check "graph show --optimized --nodes: conv and relu fused" bash -c "grep -q '^skiff.FusedConv ' opt.out && ! grep -q '^Relu ' opt.out"
+
 "$SKIFF" bench model conv.onnx --input y:1x3x16x16 --iters 1 >/dev/null 2>wrong.err; rc=$?
 check "bench model with a wrong input name: exit 2" test "$rc" -eq 2
 check "bench model with a wrong input name: names the input" grep -q "model input 'x' has no --input" wrong.err
