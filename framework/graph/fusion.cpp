@@ -689,7 +689,8 @@ size_t fuse_layer_norm(Graph& g) {
 namespace {
 
 /// Channels of v known from the graph alone, for the producers that may hand over blocked
-/// values: a fused conv's output channels, or the sum over a skiff.ChannelConcat's inputs.
+/// values: a fused conv's output channels, the sum over a skiff.ChannelConcat's inputs, or a
+/// skiff.ChannelBlocked node's (other than Shape) "channels".
 std::optional<int64_t> static_channels(const Graph& g, const std::unordered_map<std::string, size_t>& producer,
                                        const std::string& v) {
   auto it = producer.find(v);
@@ -701,29 +702,64 @@ std::optional<int64_t> static_channels(const Graph& g, const std::unordered_map<
     for (int64_t c : p.attr_ints("channels")) sum += c;
     return sum;
   }
+  if (p.op_type == "skiff.ChannelBlocked" && p.attr_string("inner", "") != "Shape" && p.outputs[0] == v)
+    return p.attr_int("channels", 0);
   return std::nullopt;
+}
+
+/// The inputs of a skiff.ChannelBlocked node of this inner op type that may be blocked.
+size_t blocked_data_inputs(const std::string& inner) { return inner == "Add" ? 2 : 1; }
+
+/// Whether node n (default domain, one output) may become a skiff.ChannelBlocked node: the ops
+/// with a blocked path, and Shape, which otherwise would keep its input NCHW.
+bool channel_blocked_candidate(const Node& n) {
+  if (!n.domain.empty() || n.outputs.size() != 1) return false;
+  if (n.op_type == "Shape" || n.op_type == "Add") return true;
+  if (n.op_type == "MaxPool") return n.attr_ints("kernel_shape").size() == 2;
+  if (n.op_type == "Resize") {
+    const std::string mode = n.attr_string("mode", "nearest");
+    return mode == "linear" || mode == "bilinear";
+  }
+  return false;
 }
 
 }  // namespace
 
-size_t use_channel_concats(Graph& g) {
+size_t use_channel_blocked_ops(Graph& g) {
   const auto producer = g.producers();
   size_t changed = 0;
-  // Nodes are in topological order, so a concat of concats sees its inputs rewritten first.
+  // Nodes are in topological order, so a node sees its producers rewritten first.
   for (auto& n : g.nodes) {
-    if (n.op_type != "Concat" || n.outputs.size() != 1 || n.inputs.size() < 2) continue;
-    const int64_t axis = n.attr_int("axis", 0);
-    if (axis != 1 && axis != -3) continue;  // the producers below are all 4-D
-    std::vector<int64_t> channels;
-    for (const auto& in : n.inputs) {
-      const auto c = in.empty() ? std::nullopt : static_channels(g, producer, in);
-      if (!c || *c <= 0 || *c % kChannelBlock != 0) break;
-      channels.push_back(*c);
+    if (n.op_type == "Concat" && n.outputs.size() == 1 && n.inputs.size() >= 2) {
+      const int64_t axis = n.attr_int("axis", 0);
+      if (axis != 1 && axis != -3) continue;  // the producers below are all 4-D
+      std::vector<int64_t> channels;
+      for (const auto& in : n.inputs) {
+        const auto c = in.empty() ? std::nullopt : static_channels(g, producer, in);
+        if (!c || *c <= 0 || *c % kChannelBlock != 0) break;
+        channels.push_back(*c);
+      }
+      if (channels.size() != n.inputs.size()) continue;
+      n.op_type = "skiff.ChannelConcat";
+      n.attrs["axis"] = int64_t(1);
+      n.attrs["channels"] = channels;
+      ++changed;
+      continue;
     }
-    if (channels.size() != n.inputs.size()) continue;
-    n.op_type = "skiff.ChannelConcat";
-    n.attrs["axis"] = int64_t(1);
-    n.attrs["channels"] = channels;
+    if (!channel_blocked_candidate(n)) continue;
+    const size_t data = blocked_data_inputs(n.op_type);
+    if (n.inputs.size() < data) continue;
+    std::optional<int64_t> channels;
+    bool same = true;
+    for (size_t i = 0; i < data; ++i) {
+      const auto c = n.inputs[i].empty() ? std::nullopt : static_channels(g, producer, n.inputs[i]);
+      same &= c.has_value() && c > 0 && (!channels || c == channels);
+      channels = c;
+    }
+    if (!same) continue;
+    n.attrs["inner"] = n.op_type;
+    n.attrs["channels"] = *channels;
+    n.op_type = "skiff.ChannelBlocked";
     ++changed;
   }
   return changed;
@@ -736,16 +772,19 @@ size_t select_blocked_layouts(Graph& g) {
   for (const auto& n : g.nodes)
     for (size_t k = 0; k < n.inputs.size(); ++k)
       if (!n.inputs[k].empty()) readers[n.inputs[k]].emplace_back(&n, k);
-  // Readers that accept a blocked value: a fused conv's data input, and any channel concat input
-  // (use_channel_concats admitted only whole blocks of channels).
+  // Readers that accept a blocked value: a fused conv's data input and residual, any channel
+  // concat input (use_channel_blocked_ops admitted only whole blocks of channels), and the data
+  // inputs of skiff.ChannelBlocked nodes.
   auto accepts_blocked = [&](const Node& reader, size_t k) {
     if (reader.op_type == "skiff.ChannelConcat") return true;
-    return reader.op_type == "skiff.FusedConv" && k == 0 && fusable_conv(g, reader);
+    if (reader.op_type == "skiff.ChannelBlocked") return k < blocked_data_inputs(reader.attr_string("inner", ""));
+    return reader.op_type == "skiff.FusedConv" && (k == 0 || k == 3) && fusable_conv(g, reader);
   };
   size_t changed = 0;
   for (auto& n : g.nodes) {
-    if (n.op_type != "skiff.FusedConv" && n.op_type != "skiff.ChannelConcat") continue;
-    if (n.outputs.size() != 1 || g.is_graph_output(n.outputs[0])) continue;
+    const bool producer = n.op_type == "skiff.FusedConv" || n.op_type == "skiff.ChannelConcat" ||
+                          (n.op_type == "skiff.ChannelBlocked" && n.attr_string("inner", "") != "Shape");
+    if (!producer || n.outputs.size() != 1 || g.is_graph_output(n.outputs[0])) continue;
     auto it = readers.find(n.outputs[0]);
     if (it == readers.end()) continue;
     bool all_accept = true;
@@ -767,7 +806,7 @@ size_t fuse_all(Graph& g) {
   n += fuse_channel_mul(g);
   n += fuse_upsample_add(g);
   n += use_fused_convs(g);
-  n += use_channel_concats(g);
+  n += use_channel_blocked_ops(g);
   n += select_blocked_layouts(g);
   return n;
 }

@@ -70,24 +70,29 @@ size_t use_fused_convs(Graph& g);
 /// attribute epsilon.
 size_t fuse_layer_norm(Graph& g);
 
-/// Rewrites each Concat along axis 1 whose inputs all come from fused convs or
-/// from other such concats, with a known channel count that is a multiple of 16
-/// (oneDNN's channel block), into "skiff.ChannelConcat" (same inputs, axis 1,
-/// attribute "channels": the inputs' channel counts). It concatenates NCHW
-/// tensors like Concat, and blocked ones (see select_blocked_layouts) block by
-/// block, so the CSP blocks of detectors such as NanoDet keep the blocked layout
-/// across their concatenations.
-size_t use_channel_concats(Graph& g);
+/// One topological sweep that lets channel-blocked values flow past the ops between
+/// convolutions. Rewrites
+///  - each Concat along axis 1 whose inputs all have a channel count known from the
+///    graph (fused convs, channel concats, the nodes below) that is a multiple of 16
+///    (oneDNN's channel block) into "skiff.ChannelConcat" (same inputs, axis 1, attribute
+///    "channels": the inputs' channel counts), which concatenates NCHW tensors like Concat
+///    and blocked ones block by block (the CSP blocks of detectors such as NanoDet);
+///  - each MaxPool (2-D), linear Resize, Add (both inputs with the same known channel
+///    count) and Shape whose data inputs have a known channel count into
+///    "skiff.ChannelBlocked" (attribute "inner": the op type; "channels"), which runs on
+///    blocked inputs where it can and on NCHW ones otherwise (the feature pyramids of
+///    detectors: pool, upsample, add).
+size_t use_channel_blocked_ops(Graph& g);
 
-/// Marks each skiff.FusedConv and skiff.ChannelConcat whose output is read only
-/// by fused convs (as their input 0) and channel concats with dst_blocked=1:
-/// when it runs on oneDNN a conv then leaves its result in oneDNN's
-/// channel-blocked layout (nChw16c, a [N, ceil(C / 16), H, W, 16] tensor) and
-/// the next conv reads it without the two reorders through NCHW; a channel
-/// concat of blocked inputs stays blocked. Values that are graph outputs or
-/// reach any other op stay NCHW. A fused conv that takes its composite path
-/// produces NCHW, and every consumer accepts either, so correctness never
-/// depends on the backend.
+/// Marks each skiff.FusedConv, skiff.ChannelConcat and skiff.ChannelBlocked (not Shape)
+/// whose output is read only by consumers that accept a blocked value (fused convs as
+/// their input 0 or residual, channel concats, skiff.ChannelBlocked data inputs) with
+/// dst_blocked=1: when it runs on oneDNN a conv then leaves its result in oneDNN's
+/// channel-blocked layout (nChw16c, a [N, ceil(C / 16), H, W, 16] tensor) and the next
+/// conv reads it without the two reorders through NCHW; the other ops keep a blocked
+/// input blocked. Values that are graph outputs or reach any other op stay NCHW. A fused
+/// conv that takes its composite path produces NCHW, and every consumer accepts either,
+/// so correctness never depends on the backend.
 size_t select_blocked_layouts(Graph& g);
 
 /// All of the above in order; returns the total number of rewrites.

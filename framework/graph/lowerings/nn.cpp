@@ -203,5 +203,9 @@ SKIFF_NOT_EXPORTABLE(unblock_channels,
 SKIFF_NOT_EXPORTABLE(channel_mul, "'channel_mul' is built by the graph fusion passes; export the unfused model");
 SKIFF_NOT_EXPORTABLE(upsample_nearest2d,
                      "'upsample_nearest2d' is built by the graph fusion passes; export the unfused model");
+SKIFF_NOT_EXPORTABLE(max_pool2d_blocked,
+                     "'max_pool2d_blocked' works on a oneDNN channel-blocked layout, which ONNX has no notion of");
+SKIFF_NOT_EXPORTABLE(resize_bilinear_blocked,
+                     "'resize_bilinear_blocked' works on a oneDNN channel-blocked layout, which ONNX has no notion of");
 
 }  // namespace skiff::graph

@@ -9,7 +9,9 @@
 //   skiff.Eltwise     inputs {x}; the post-op chain (no "sum") -> eltwise_chain.
 //   skiff.ChannelMul  inputs {x, s}; y = x * s, plus x when attribute "residual" is 1 -> channel_mul.
 //   skiff.ChannelConcat  a Concat along axis 1 whose inputs may be channel-blocked (attributes
-//                     "channels", "dst_blocked"); see use_channel_concats.
+//                     "channels", "dst_blocked"); see use_channel_blocked_ops.
+//   skiff.ChannelBlocked  a MaxPool, Resize, Add or Shape node (attribute "inner") whose data
+//                     inputs may be channel-blocked (attributes "channels", "dst_blocked").
 //   skiff.UpsampleNearest  a Resize node (same inputs and attributes) plus an optional residual
 //                     input 4 added to the result -> upsample_nearest2d for integer factors.
 //   skiff.LayerNorm   inputs {x, gamma or "", beta or ""}, attribute epsilon: normalisation over the
@@ -28,6 +30,7 @@
 
 #include "framework/graph/ops/common.h"
 #include "framework/graph/ops/padding.h"
+#include "framework/graph/ops/resize.h"
 #include "framework/ops/nn/conv_params.h"
 
 namespace skiff::graph {
@@ -138,7 +141,9 @@ std::vector<Tensor> fused_conv_unfused(const OpContext& c, const std::vector<Pos
   if (x.dim() == 5) x = unblock_channels(x, in_channels);
   std::vector<Tensor> conv_inputs{x, c.input(1), c.has(2) ? c.inputs[2] : Tensor()};
   Tensor y = conv->run(OpContext{c.node, conv_inputs, c.opset})[0];
-  return one(apply_chain(y, chain, c.has(3) ? c.inputs[3] : Tensor()));
+  Tensor residual = c.has(3) ? c.inputs[3] : Tensor();
+  if (residual.defined() && residual.dim() == 5) residual = unblock_channels(contiguous(residual), y.size(1));
+  return one(apply_chain(y, chain, residual));
 }
 
 std::vector<Tensor> fused_conv_op(const OpContext& c) {
@@ -169,14 +174,17 @@ std::vector<Tensor> fused_conv_op(const OpContext& c) {
                   nn_detail::conv_out_size(x.size(3), w.size(3), o.stride[1], o.padding[1], o.dilation[1])};
   for (size_t i = 1; i < c.num_inputs(); ++i)
     if (c.has(i) && c.inputs[i].dtype() != x.dtype()) return fused_conv_unfused(c, o.post_ops, in_channels);
-  if (c.has(3) && c.inputs[3].shape() != out) return fused_conv_unfused(c, o.post_ops, in_channels);
+  // A blocked residual (select_blocked_layouts) holds out's channels in whole blocks.
+  const Shape blocked_out{out[0], (out[1] + kChannelBlock - 1) / kChannelBlock, out[2], out[3], kChannelBlock};
+  if (c.has(3) && c.inputs[3].shape() != (c.inputs[3].dim() == 5 ? blocked_out : out))
+    return fused_conv_unfused(c, o.post_ops, in_channels);
   // Contiguous arguments let the fast kernels take the call (they decline strided ones).
   auto contig = [](const Tensor& t) { return t.defined() ? contiguous(t) : t; };
   return one(fused_conv2d(contig(x), contig(w), c.has(2) ? contig(c.inputs[2]) : Tensor(),
                           c.has(3) ? contig(c.inputs[3]) : Tensor(), o));
 }
 
-/// skiff.ChannelConcat (use_channel_concats): Concat along the channels of [N, C_i, H, W] inputs,
+/// skiff.ChannelConcat (use_channel_blocked_ops): Concat along the channels of [N, C_i, H, W] inputs,
 /// each NCHW or blocked ([N, C_i / 16, H, W, 16], C_i from attribute "channels"). Since every C_i
 /// is a whole number of blocks, the blocked result is the inputs' blocks one after the other, a
 /// plain concat along dim 1 of the 5-D tensors; it is produced when every input is blocked and the
@@ -195,6 +203,91 @@ std::vector<Tensor> channel_concat_op(const OpContext& c) {
   const GraphOp* concat_op = find_graph_op("Concat");
   SKIFF_ASSERT(concat_op != nullptr, "the Concat graph op is not registered");
   return concat_op->run(OpContext{c.node, plain, c.opset});
+}
+
+/// skiff.ChannelBlocked (use_channel_blocked_ops): a MaxPool, Resize, Add or Shape node whose data
+/// inputs (input 0; both for Add) may be channel-blocked [N, ceil(C / 16), H, W, 16] values,
+/// C = attribute "channels". Attribute "inner" holds the node's own op type, which runs the node
+/// on NCHW values. Shape reports a blocked input's NCHW shape. On blocked inputs, MaxPool with
+/// symmetric padding, bilinear Resize of H and W, and Add of two same-shaped values run on the
+/// blocked layout (max_pool2d_blocked, resize_bilinear_blocked, add: the zero channels stay
+/// zero), handing a blocked result on when dst_blocked; anything else makes the inputs NCHW and
+/// runs the inner op.
+struct ChannelBlockedPrep {
+  Node inner;  // the node as its own op type, for the NCHW path and messages
+  const GraphOp* op = nullptr;
+};
+
+std::shared_ptr<const void> prepare_channel_blocked(const Node& node, int64_t) {
+  auto prep = std::make_shared<ChannelBlockedPrep>();
+  prep->inner = node;
+  prep->inner.op_type = node.attr_string("inner", "");
+  prep->op = find_graph_op(prep->inner.op_type);
+  SKIFF_CHECK(prep->op != nullptr && prep->inner.op_type.rfind("skiff.", 0) != 0,
+              "{}: attribute 'inner' must name an ONNX op skiff runs, got '{}'", node.describe(), prep->inner.op_type);
+  return prep;
+}
+
+/// The node's inputs that may be blocked.
+size_t blocked_data_inputs(const std::string& inner) { return inner == "Add" ? 2 : 1; }
+
+/// The result of the node on the blocked layout, or an undefined tensor when it cannot run there.
+Tensor run_on_blocked(const OpContext& c, const Node& inner, int64_t channels) {
+  const Tensor& x = c.input(0);
+  if (!fused_dtype(x.dtype())) return Tensor();
+  const std::string& op = inner.op_type;
+  const OpContext ic{inner, c.inputs, c.opset};
+  if (op == "Add") {
+    const Tensor& y = c.input(1);
+    if (y.dim() != 5 || y.shape() != x.shape() || y.dtype() != x.dtype()) return Tensor();
+    return add(x, y);
+  }
+  if (op == "MaxPool") {
+    if (inner.outputs.size() > 1 && !inner.outputs[1].empty()) return Tensor();  // Indices: NCHW positions
+    const auto kernel = inner.attr_ints("kernel_shape");
+    const auto strides = inner.attr_ints("strides", {1, 1}), dilations = inner.attr_ints("dilations", {1, 1});
+    if (kernel.size() != 2 || strides.size() != 2 || dilations.size() != 2) return Tensor();
+    auto p = resolve_padding(inner.attr_string("auto_pad", "NOTSET"), inner.attr_ints("pads", {}),
+                             {x.size(2), x.size(3)}, kernel, strides, dilations);
+    if (!p || !p->symmetric() || p->begin[0] > kernel[0] / 2 || p->begin[1] > kernel[1] / 2) return Tensor();
+    return max_pool2d_blocked(x, kernel, strides, p->begin, dilations, inner.attr_int("ceil_mode", 0) != 0);
+  }
+  if (op == "Resize" || op == "Upsample") {
+    const std::string mode = inner.attr_string("mode", "nearest");
+    if (mode != "linear" && mode != "bilinear") return Tensor();
+    const ResizeTarget t = resize_target(ic, {x.size(0), channels, x.size(2), x.size(3)});
+    if (t.sizes[0] != x.size(0) || t.sizes[1] != channels) return Tensor();  // the NCHW path says why
+    return resize_bilinear_blocked(x, t.sizes[2], t.sizes[3], linear_align_corners(ic));
+  }
+  return Tensor();
+}
+
+std::vector<Tensor> channel_blocked_op(const OpContext& c) {
+  std::shared_ptr<const void> local;
+  if (!c.prepared) local = prepare_channel_blocked(c.node, c.opset);
+  const auto& prep = *static_cast<const ChannelBlockedPrep*>(c.prepared ? c.prepared : local.get());
+  const int64_t channels = c.node.attr_int("channels", 0);
+  const size_t data = std::min(blocked_data_inputs(prep.inner.op_type), c.num_inputs());
+  bool all_blocked = true, any_blocked = false;
+  for (size_t i = 0; i < data; ++i) {
+    const bool b = c.has(i) && c.inputs[i].dim() == 5;
+    all_blocked &= b;
+    any_blocked |= b;
+  }
+  if (prep.inner.op_type == "Shape" && all_blocked) {
+    const Tensor& x = c.input(0);  // a view of the NCHW shape with no data behind it
+    const Tensor logical = expand(zeros({}, x.dtype()), {x.size(0), channels, x.size(2), x.size(3)});
+    return prep.op->run(OpContext{prep.inner, {logical}, c.opset});
+  }
+  if (all_blocked) {
+    if (Tensor y = run_on_blocked(c, prep.inner, channels); y.defined())
+      return one(c.node.attr_int("dst_blocked", 0) != 0 ? y : unblock_channels(contiguous(y), channels));
+  }
+  if (!any_blocked) return prep.op->run(OpContext{prep.inner, c.inputs, c.opset});
+  std::vector<Tensor> plain = c.inputs;
+  for (size_t i = 0; i < data; ++i)
+    if (plain[i].defined() && plain[i].dim() == 5) plain[i] = unblock_channels(contiguous(plain[i]), channels);
+  return prep.op->run(OpContext{prep.inner, plain, c.opset});
 }
 
 std::vector<Tensor> eltwise_op(const OpContext& c) {
@@ -298,6 +391,7 @@ SKIFF_REGISTER_GRAPH_OP("skiff.FusedConv", fused_conv_op, prepare_fused_conv);
 SKIFF_REGISTER_GRAPH_OP("skiff.Eltwise", eltwise_op, prepare_eltwise);
 SKIFF_REGISTER_GRAPH_OP("skiff.ChannelMul", channel_mul_op);
 SKIFF_REGISTER_GRAPH_OP("skiff.ChannelConcat", channel_concat_op);
+SKIFF_REGISTER_GRAPH_OP("skiff.ChannelBlocked", channel_blocked_op, prepare_channel_blocked);
 
 }  // namespace
 }  // namespace ops

@@ -4,6 +4,7 @@
 
 #include "framework/graph/ops/common.h"
 #include "framework/graph/ops/padding.h"
+#include "framework/graph/ops/resize.h"
 
 namespace skiff::graph::ops {
 namespace {
@@ -217,25 +218,9 @@ Tensor nearest_indices(const OpContext& c, int64_t in, int64_t out, double scale
 std::vector<Tensor> resize_op(const OpContext& c) {
   const Tensor& x = c.input(0);
   const int64_t rank = x.dim();
-  // Inputs: opset 10 (X, scales); opset 11+ (X, roi, scales, sizes). Upsample (7-9): attr or input scales.
-  std::vector<double> scales;
-  std::vector<int64_t> sizes;
-  if (c.node.op_type == "Upsample" && c.opset < 9) {
-    for (float s : c.node.attr_floats("scales")) scales.push_back(s);
-  } else {
-    size_t scales_at = (c.node.op_type == "Upsample" || c.opset < 11) ? 1 : 2;
-    if (c.has(scales_at) && c.input(scales_at).numel() > 0) scales = to(c.input(scales_at), DType::Float64).to_vector<double>();
-    if (c.opset >= 11 && c.has(3) && c.input(3).numel() > 0) sizes = c.ints(3);
-  }
-  SKIFF_CHECK(!scales.empty() || !sizes.empty(), "{}: neither scales nor sizes is given", c.node.describe());
-  if (sizes.empty()) {
-    SKIFF_CHECK(int64_t(scales.size()) == rank, "{}: {} scales for a rank-{} input", c.node.describe(), scales.size(), rank);
-    for (int64_t d = 0; d < rank; ++d) sizes.push_back(int64_t(std::floor(double(x.size(d)) * scales[size_t(d)])));
-  } else {
-    SKIFF_CHECK(int64_t(sizes.size()) == rank, "{}: {} sizes for a rank-{} input", c.node.describe(), sizes.size(), rank);
-    scales.clear();
-    for (int64_t d = 0; d < rank; ++d) scales.push_back(double(sizes[size_t(d)]) / double(x.size(d)));
-  }
+  const ResizeTarget target = resize_target(c, x.shape());
+  const std::vector<int64_t>& sizes = target.sizes;
+  const std::vector<double>& scales = target.scales;
   for (int64_t d = 0; d < std::min<int64_t>(rank, 2); ++d)
     SKIFF_CHECK(sizes[size_t(d)] == x.size(d), "{}: resizing the batch or channel dim is not supported",
                 c.node.describe());
@@ -251,15 +236,51 @@ std::vector<Tensor> resize_op(const OpContext& c) {
   SKIFF_CHECK(mode == "linear" || mode == "bilinear", "{}: resize mode '{}' is not supported (nearest and linear are)",
               c.node.describe(), mode);
   SKIFF_CHECK(rank == 4 || rank == 3, "{}: linear resize needs a 3-D or 4-D input, got {}", c.node.describe(), x.shape());
-  std::string coord = c.node.attr_string("coordinate_transformation_mode", c.node.op_type == "Upsample" ? "asymmetric" : "half_pixel");
   InterpolateOptions opt;
   opt.mode = rank == 4 ? "bilinear" : "linear";
   opt.size.assign(sizes.begin() + 2, sizes.end());
-  if (coord == "align_corners") opt.align_corners = true;
-  else SKIFF_CHECK(coord == "half_pixel" || coord == "pytorch_half_pixel", "{}: coordinate_transformation_mode '{}' "
-                   "is not supported for linear resizing", c.node.describe(), coord);
+  opt.align_corners = linear_align_corners(c);
   return one(interpolate(x, opt));
 }
+
+}  // namespace
+
+ResizeTarget resize_target(const OpContext& c, const Shape& x) {
+  const int64_t rank = x.size();
+  ResizeTarget t;
+  // Inputs: opset 10 (X, scales); opset 11+ (X, roi, scales, sizes). Upsample (7-9): attr or input scales.
+  if (c.node.op_type == "Upsample" && c.opset < 9) {
+    for (float s : c.node.attr_floats("scales")) t.scales.push_back(s);
+  } else {
+    size_t scales_at = (c.node.op_type == "Upsample" || c.opset < 11) ? 1 : 2;
+    if (c.has(scales_at) && c.input(scales_at).numel() > 0)
+      t.scales = to(c.input(scales_at), DType::Float64).to_vector<double>();
+    if (c.opset >= 11 && c.has(3) && c.input(3).numel() > 0) t.sizes = c.ints(3);
+  }
+  SKIFF_CHECK(!t.scales.empty() || !t.sizes.empty(), "{}: neither scales nor sizes is given", c.node.describe());
+  if (t.sizes.empty()) {
+    SKIFF_CHECK(int64_t(t.scales.size()) == rank, "{}: {} scales for a rank-{} input", c.node.describe(),
+                t.scales.size(), rank);
+    for (int64_t d = 0; d < rank; ++d) t.sizes.push_back(int64_t(std::floor(double(x[d]) * t.scales[size_t(d)])));
+  } else {
+    SKIFF_CHECK(int64_t(t.sizes.size()) == rank, "{}: {} sizes for a rank-{} input", c.node.describe(),
+                t.sizes.size(), rank);
+    t.scales.clear();
+    for (int64_t d = 0; d < rank; ++d) t.scales.push_back(double(t.sizes[size_t(d)]) / double(x[d]));
+  }
+  return t;
+}
+
+bool linear_align_corners(const OpContext& c) {
+  const std::string coord = c.node.attr_string("coordinate_transformation_mode",
+                                               c.node.op_type == "Upsample" ? "asymmetric" : "half_pixel");
+  if (coord == "align_corners") return true;
+  SKIFF_CHECK(coord == "half_pixel" || coord == "pytorch_half_pixel",
+              "{}: coordinate_transformation_mode '{}' is not supported for linear resizing", c.node.describe(), coord);
+  return false;
+}
+
+namespace {
 
 SKIFF_REGISTER_GRAPH_OP("Conv", conv_op);
 SKIFF_REGISTER_GRAPH_OP("ConvTranspose", conv_transpose_op);

@@ -76,7 +76,8 @@ std::vector<TensorMeta> fused_conv2d_infer(const std::vector<Tensor>& in, const 
   if (has_sum) {
     const Tensor& r = in.back();
     check_same_dtype(op, x, r, "residual");
-    SKIFF_CHECK_SHAPE(r.shape() == p.output_shape(), "{}: expected a residual of shape {}, got {}", op,
+    const Shape rs = r.dim() == 5 ? logical_nchw(op, r, p.o) : r.shape();
+    SKIFF_CHECK_SHAPE(rs == p.output_shape(), "{}: expected a residual of shape {} (or channel-blocked), got {}", op,
                       p.output_shape(), r.shape());
   }
   if (a.get_bool("blocked_output")) return {{Shape{p.n, blocks_of(p.o), p.oh, p.ow, kChannelBlock}, x.dtype()}};
@@ -148,7 +149,63 @@ std::vector<TensorMeta> upsample_nearest2d_infer(const std::vector<Tensor>& in, 
 const OpDef kUpsampleNearest2d{.name = "upsample_nearest2d", .infer = upsample_nearest2d_infer};
 SKIFF_REGISTER_OP(kUpsampleNearest2d);
 
+// ---- max_pool2d_blocked / resize_bilinear_blocked --------------------------------------------------
+// Both take x [N, B, H, W, 16]; max_pool2d_blocked has max_pool2d's attributes (kernel, stride,
+// padding, dilation, ceil_mode), resize_bilinear_blocked "out_size" {oh, ow} and "align_corners".
+
+void check_blocked_input(const char* op, const Tensor& x) {
+  check_floating(op, x, "input");
+  SKIFF_CHECK_SHAPE(x.dim() == 5 && x.size(4) == kChannelBlock,
+                    "{}: expected a channel-blocked input [N, B, H, W, {}], got shape {}", op, kChannelBlock, x.shape());
+}
+
+std::vector<TensorMeta> max_pool2d_blocked_infer(const std::vector<Tensor>& in, const Attrs& a) {
+  const char* op = "max_pool2d_blocked";
+  const Tensor& x = in[0];
+  check_blocked_input(op, x);
+  const nn_detail::Pool2dParams p = nn_detail::Pool2dParams::from({x.size(0), x.size(1) * kChannelBlock, x.size(2), x.size(3)}, a);
+  SKIFF_CHECK(p.ph <= p.kh / 2 && p.pw <= p.kw / 2,
+              "{}: expected padding at most half the kernel, got padding [{}, {}] and kernel [{}, {}]", op, p.ph,
+              p.pw, p.kh, p.kw);
+  SKIFF_CHECK_SHAPE(p.oh > 0 && p.ow > 0, "{}: the window (kernel [{}, {}], padding [{}, {}]) does not fit input {}", op,
+                    p.kh, p.kw, p.ph, p.pw, x.shape());
+  return {{Shape{x.size(0), x.size(1), p.oh, p.ow, kChannelBlock}, x.dtype()}};
+}
+
+const OpDef kMaxPool2dBlocked{.name = "max_pool2d_blocked", .infer = max_pool2d_blocked_infer};
+SKIFF_REGISTER_OP(kMaxPool2dBlocked);
+
+std::vector<TensorMeta> resize_bilinear_blocked_infer(const std::vector<Tensor>& in, const Attrs& a) {
+  const char* op = "resize_bilinear_blocked";
+  const Tensor& x = in[0];
+  check_blocked_input(op, x);
+  const auto& size = a.get_ints("out_size");
+  SKIFF_CHECK(size.size() == 2 && size[0] > 0 && size[1] > 0, "{}: expected two positive output sizes, got {}", op,
+              size);
+  return {{Shape{x.size(0), x.size(1), size[0], size[1], kChannelBlock}, x.dtype()}};
+}
+
+const OpDef kResizeBilinearBlocked{.name = "resize_bilinear_blocked", .infer = resize_bilinear_blocked_infer};
+SKIFF_REGISTER_OP(kResizeBilinearBlocked);
+
 }  // namespace
+
+Tensor max_pool2d_blocked(const Tensor& x, std::vector<int64_t> kernel, std::vector<int64_t> stride,
+                          std::vector<int64_t> padding, std::vector<int64_t> dilation, bool ceil_mode) {
+  const char* op = "max_pool2d_blocked";
+  const std::vector<int64_t> k = nn_detail::pair_param(op, "kernel", kernel, 1);
+  return call_op1(kMaxPool2dBlocked, {x},
+                  Attrs{{"kernel", k},
+                        {"stride", stride.empty() ? k : nn_detail::pair_param(op, "stride", stride, 1)},
+                        {"padding", nn_detail::pair_param(op, "padding", padding, 0)},
+                        {"dilation", nn_detail::pair_param(op, "dilation", dilation, 1)},
+                        {"ceil_mode", ceil_mode}});
+}
+
+Tensor resize_bilinear_blocked(const Tensor& x, int64_t oh, int64_t ow, bool align_corners) {
+  return call_op1(kResizeBilinearBlocked, {x},
+                  Attrs{{"out_size", std::vector<int64_t>{oh, ow}}, {"align_corners", align_corners}});
+}
 
 Tensor fused_conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& residual,
                     const FusedConv2dOptions& o) {

@@ -65,8 +65,8 @@ struct FusedConv2dOptions {
 };
 
 /// post_ops(conv2d(x, weight, bias)), where x is [N, C, H, W] or channel-blocked and bias may be
-/// undefined. `residual` ([N, O, oh, ow], NCHW) is read by a Sum step and must be defined
-/// exactly when the chain has one.
+/// undefined. `residual` ([N, O, oh, ow], NCHW or channel-blocked) is read by a Sum step and must
+/// be defined exactly when the chain has one.
 /// \throws ShapeError / TypeError / ValueError naming fused_conv2d on inconsistent arguments.
 Tensor fused_conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& residual,
                     const FusedConv2dOptions& options);
@@ -89,6 +89,20 @@ Tensor channel_mul(const Tensor& x, const Tensor& scale, bool add_input);
 /// Nearest upsampling of x [N, C, H, W] by whole factors (y[.., i, j] = x[.., i / fh, j / fw]),
 /// plus `residual` [N, C, H * fh, W * fw] when it is defined (a feature-pyramid merge).
 Tensor upsample_nearest2d(const Tensor& x, int64_t fh, int64_t fw, const Tensor& residual = Tensor());
+
+/// max_pool2d() of a channel-blocked activation x [N, B, H, W, 16], each of the 16 lanes pooled on
+/// its own (so channels past the real ones stay zero); the result is channel-blocked too,
+/// [N, B, oh, ow, 16]. Arguments as max_pool2d's (padding counts as -inf).
+/// \throws ShapeError if x is not channel-blocked or the window does not fit; ValueError like
+///         max_pool2d.
+Tensor max_pool2d_blocked(const Tensor& x, std::vector<int64_t> kernel, std::vector<int64_t> stride = {},
+                          std::vector<int64_t> padding = {0}, std::vector<int64_t> dilation = {1},
+                          bool ceil_mode = false);
+
+/// interpolate() in mode "bilinear" to size {oh, ow} of a channel-blocked activation x
+/// [N, B, H, W, 16]: the same source positions and weights per lane, the result [N, B, oh, ow, 16].
+/// \throws ShapeError if x is not channel-blocked; ValueError for sizes that are not positive.
+Tensor resize_bilinear_blocked(const Tensor& x, int64_t oh, int64_t ow, bool align_corners);
 
 /// Whether the kernel that runs float32 fused_conv2d on the CPU prefers channel-blocked
 /// activations (a fast backend's kernel does; the reference kernel, all that runs when oneDNN is

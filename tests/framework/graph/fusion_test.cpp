@@ -715,7 +715,7 @@ TEST(FusionPasses, ChannelConcatsKeepTheBlockedLayoutAcrossConcatenations) {
   std::vector<Tensor> after = run(g, {x});
   ASSERT_EQ(after.size(), 1u);
   EXPECT_LT(rel_diff(after[0], before[0]), 1e-5);
-  EXPECT_EQ(use_channel_concats(g), 0u);  // nothing left to rewrite
+  EXPECT_EQ(use_channel_blocked_ops(g), 0u);  // nothing left to rewrite
 }
 
 TEST(FusionPasses, ChannelConcatJoinsBlockedAndPlainInputs) {
@@ -732,6 +732,111 @@ TEST(FusionPasses, ChannelConcatJoinsBlockedAndPlainInputs) {
   std::vector<Tensor> after = run(g, {x});
   ASSERT_EQ(after.size(), 2u);
   for (size_t i = 0; i < after.size(); ++i) EXPECT_LT(rel_diff(after[i], before[i]), 1e-5) << "output " << i;
+}
+
+/// A feature pyramid on blocked values: stem conv -> MaxPool (k3 s2) -> c2 -> c3 (stride 2);
+/// up = Resize(c3) to Shape(c2) (bilinear, half-pixel), a = c2 + up, y = conv(a) + up (a fused
+/// Sum step). 20 channels: not a whole number of blocks.
+Graph pyramid_graph() {
+  Generator gen(24);
+  auto w = [&](std::vector<int64_t> shape) { return mul(randn(Shape(shape), DType::Float32, &gen), 0.2); };
+  GraphBuilder b(13);
+  b.input("x", {-1, 5, -1, -1})
+      .init("w1", w({20, 5, 3, 3}))
+      .init("w2", w({20, 20, 3, 3}))
+      .init("w3", w({20, 20, 3, 3}))
+      .init("w4", w({20, 20, 1, 1}))
+      .node("Conv", {"x", "w1"}, {"c1"}, pads1())
+      .node("Relu", {"c1"}, {"r1"})
+      .node("MaxPool", {"r1"}, {"p"},
+            {{"kernel_shape", std::vector<int64_t>{3, 3}}, {"strides", std::vector<int64_t>{2, 2}},
+             {"pads", std::vector<int64_t>{1, 1, 1, 1}}})
+      .node("Conv", {"p", "w2"}, {"c2"}, pads1())
+      .node("Conv", {"c2", "w3"}, {"c3"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"strides", std::vector<int64_t>{2, 2}}})
+      .node("Shape", {"c2"}, {"size2"})
+      .node("Resize", {"c3", "", "", "size2"}, {"up"},
+            {{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string("half_pixel")}})
+      .node("Add", {"c2", "up"}, {"a"})
+      .node("Conv", {"a", "w4"}, {"c4"})
+      .node("Add", {"c4", "up"}, {"y"})
+      .output("y");
+  return b.build();
+}
+
+TEST(FusionPasses, PoolResizeAndAddKeepTheBlockedLayoutInAPyramid) {
+  Generator gen(25);
+  Graph g = pyramid_graph();
+  for (const Shape& shape : {Shape{1, 5, 17, 22}, Shape{2, 5, 12, 9}}) {
+    SCOPED_TRACE(shape.str());
+    Tensor x = randn(shape, DType::Float32, &gen);
+    Graph fused = g;
+    std::vector<Tensor> before = run(g, {x});
+    fuse_all(fused);
+    fused.validate();
+    EXPECT_EQ(count_ops(fused, "skiff.ChannelBlocked"), 4u);  // MaxPool, Shape, Resize, the first Add
+    EXPECT_EQ(count_ops(fused, "skiff.FusedConv"), 4u);       // the second Add is c4's Sum step
+    if (fused_conv2d_prefers_blocked()) {
+      // Blocked: r1, p, c2, c3, up, a; y (c4) is the graph output and Shape's result is a shape.
+      EXPECT_EQ(count_blocked(fused), 6);
+      for (const auto& n : fused.nodes) {
+        if (n.op_type != "skiff.ChannelBlocked") continue;
+        EXPECT_EQ(n.attr_int("dst_blocked", 0), n.attr_string("inner", "") == "Shape" ? 0 : 1) << n.name;
+      }
+    }
+    std::vector<Tensor> after = run(fused, {x});
+    ASSERT_EQ(after.size(), 1u);
+    EXPECT_LT(rel_diff(after[0], before[0]), 1e-5);
+  }
+}
+
+/// skiff.ChannelBlocked run on its own: mixed layouts, and what has no blocked path (asymmetric
+/// pooling, broadcasting Add, nearest Resize), run as the inner op on NCHW values.
+TEST(FusionPasses, ChannelBlockedNodesRunTheInnerOpWhereTheyCannotStayBlocked) {
+  Generator gen(26);
+  const GraphOp* op = find_graph_op("skiff.ChannelBlocked");
+  ASSERT_NE(op, nullptr);
+  auto node = [](const std::string& inner, NodeAttrs attrs) {
+    Node n{"n", "skiff.ChannelBlocked", "", {}, {"out"}, attrs};
+    n.attrs["inner"] = inner;
+    n.attrs["channels"] = int64_t(20);
+    n.attrs["dst_blocked"] = int64_t(1);
+    return n;
+  };
+  auto call = [&](const Node& n, std::vector<Tensor> inputs) {
+    return op->run(OpContext{n, inputs, 13, op->prepare ? op->prepare(n, 13).get() : nullptr});
+  };
+  auto nchw = [](const Tensor& t) { return t.dim() == 5 ? unblock_channels(t, 20) : t; };
+  Tensor a = randn({1, 20, 7, 6}, DType::Float32, &gen), b = randn({1, 20, 7, 6}, DType::Float32, &gen);
+  Tensor ab = to_channel_blocked(a), bb = to_channel_blocked(b);
+  // Add: both blocked (stays blocked), one blocked (NCHW), broadcast (NCHW).
+  const Node add_node = node("Add", {});
+  Tensor both = call(add_node, {ab, bb})[0];
+  EXPECT_EQ(both.dim(), 5);
+  EXPECT_LT(rel_diff(nchw(both), add(a, b)), 1e-6);
+  EXPECT_LT(rel_diff(nchw(call(add_node, {ab, b})[0]), add(a, b)), 1e-6);
+  Tensor row = randn({1, 20, 1, 6}, DType::Float32, &gen);
+  EXPECT_LT(rel_diff(nchw(call(add_node, {ab, row})[0]), add(a, row)), 1e-6);
+  // Shape of a blocked value: the NCHW shape, start/end honoured.
+  EXPECT_EQ(call(node("Shape", {}), {ab})[0].to_vector<int64_t>(), (std::vector<int64_t>{1, 20, 7, 6}));
+  EXPECT_EQ(call(node("Shape", {{"start", int64_t(1)}, {"end", int64_t(3)}}), {ab})[0].to_vector<int64_t>(),
+            (std::vector<int64_t>{20, 7}));
+  // MaxPool: symmetric padding stays blocked; asymmetric runs on NCHW.
+  const NodeAttrs k3{{"kernel_shape", std::vector<int64_t>{3, 3}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}};
+  Tensor pooled = call(node("MaxPool", k3), {ab})[0];
+  EXPECT_EQ(pooled.dim(), 5);
+  EXPECT_LT(rel_diff(nchw(pooled), max_pool2d(a, {3, 3}, {1, 1}, {1, 1})), 1e-6);
+  const NodeAttrs asym{{"kernel_shape", std::vector<int64_t>{2, 2}}, {"pads", std::vector<int64_t>{0, 0, 1, 1}}};
+  Tensor padded = pad(a, {0, 1, 0, 1}, "constant", -std::numeric_limits<double>::infinity());
+  EXPECT_LT(rel_diff(call(node("MaxPool", asym), {ab})[0], max_pool2d(padded, {2, 2}, {1, 1})), 1e-6);
+  // Resize: bilinear stays blocked; nearest runs on NCHW.
+  Tensor scales = from_vector(std::vector<float>{1, 1, 2, 2});
+  const NodeAttrs linear{{"mode", std::string("linear")}};
+  Tensor up = call(node("Resize", linear), {ab, Tensor(), scales})[0];
+  EXPECT_EQ(up.dim(), 5);
+  EXPECT_LT(rel_diff(nchw(up), interpolate(a, {.size = {14, 12}, .scale_factor = {}, .mode = "bilinear"})), 1e-6);
+  Tensor near = call(node("Resize", {{"mode", std::string("nearest")}}), {ab, Tensor(), scales})[0];
+  EXPECT_EQ(near.dim(), 4);
+  EXPECT_LT(rel_diff(near, interpolate(a, {.size = {14, 12}, .scale_factor = {}})), 1e-6);
 }
 
 // ---- the pipeline ----------------------------------------------------------------------------

@@ -330,6 +330,62 @@ OpSpec max_pool2d_values_spec() {
 }
 SKIFF_OP_SPEC(max_pool2d_values_spec());
 
+// max_pool2d_blocked: each lane of a channel-blocked [N, B, H, W, 16] input pooled on its own,
+// i.e. the NCHW reference on the unblocked planes, blocked again. The float32 samples reach the
+// oneDNN backend's AVX2 / AVX-512 loops where the CPU has them.
+OpSpec max_pool2d_blocked_spec() {
+  OpSpec s{.op = "max_pool2d_blocked", .dtypes = kF32F64};
+  s.samples = [](DType t, Generator& g) {
+    std::vector<Sample> v;
+    struct Case {
+      std::string note;
+      Shape nchw;
+      Pool p;
+    };
+    const std::vector<Case> cases{
+        {"k3 s2 pad 1 (a detector's stem) [1,20,13,12]", {1, 20, 13, 12}, {.k = {3, 3}, .s = {2, 2}, .pad = {1, 1}}},
+        {"k2 s2 [2,16,6,9]", {2, 16, 6, 9}, {}},
+        {"k3 s2 pad 1 ceil [1,5,7,8]", {1, 5, 7, 8}, {.k = {3, 3}, .s = {2, 2}, .pad = {1, 1}, .ceil = true}},
+        {"k(2,3) s(1,2) [1,33,5,7]", {1, 33, 5, 7}, {.k = {2, 3}, .s = {1, 2}}},
+        {"dilation 2 pad 1 [1,3,7,7]", {1, 3, 7, 7}, {.k = {3, 3}, .s = {1, 1}, .pad = {1, 1}, .dil = {2, 2}}},
+        {"empty batch", {0, 4, 4, 4}, {}}};
+    for (const Case& c : cases) {
+      const Pool p = c.p;
+      const int64_t planes = (c.nchw[1] + 15) / 16 * 16;
+      v.push_back({.note = c.note,
+                   .inputs = {block_channels_ref(make(c.nchw, t, g), t)},
+                   .run = [p](const Tensors& in) { return Tensors{max_pool2d_blocked(in[0], p.k, p.s, p.pad, p.dil, p.ceil)}; },
+                   .ref = [p, t, planes](const Tensors& in) {
+                     return Tensors{block_channels_ref(ref_max_pool(unblock_channels_ref(in[0], planes, t), p, t)[0], t)};
+                   },
+                   .gradcheck = false});
+    }
+    Tensor tall = block_channels_ref(make({1, 16, 8, 5}, t, g), t);
+    const Pool k2{.k = {2, 2}, .s = {1, 1}};
+    v.push_back({.note = "strided rows",
+                 .inputs = {slice(tall, 2, 0, 8, 2)},
+                 .run = [k2](const Tensors& in) { return Tensors{max_pool2d_blocked(in[0], k2.k, k2.s, k2.pad)}; },
+                 .ref = [k2, t](const Tensors& in) {
+                   return Tensors{block_channels_ref(ref_max_pool(unblock_channels_ref(in[0], 16, t), k2, t)[0], t)};
+                 },
+                 .gradcheck = false});
+    return v;
+  };
+  s.errors = [] {
+    return std::vector<ErrorCase>{
+        throws_<ShapeError>("NCHW input", "max_pool2d_blocked: expected a channel-blocked input",
+                            [] { max_pool2d_blocked(zeros({1, 16, 4, 4}), {2, 2}); }),
+        throws_<ValueError>("padding over half the kernel", "max_pool2d_blocked: expected padding at most half",
+                            [] { max_pool2d_blocked(zeros({1, 1, 6, 6, 16}), {2, 2}, {2, 2}, {2, 2}); }),
+        throws_<ShapeError>("window larger than the input", "max_pool2d_blocked: the window",
+                            [] { max_pool2d_blocked(zeros({1, 1, 2, 2, 16}), {3, 3}); }),
+        throws_<TypeError>("integer input", "max_pool2d_blocked",
+                           [] { max_pool2d_blocked(zeros({1, 1, 4, 4, 16}, DType::Int32), {2, 2}); })};
+  };
+  return s;
+}
+SKIFF_OP_SPEC(max_pool2d_blocked_spec());
+
 OpSpec avg_pool2d_spec() {
   // Linear: its second-order check is avg_pool2d_backward's gradcheck.
   OpSpec s{.op = "avg_pool2d", .dtypes = kF32F64, .grad = true};

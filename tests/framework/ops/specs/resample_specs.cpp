@@ -214,6 +214,51 @@ OpSpec interpolate_spec() {
 }
 SKIFF_OP_SPEC(interpolate_spec());
 
+// resize_bilinear_blocked: interpolate's bilinear reference on the unblocked planes, blocked again.
+OpSpec resize_bilinear_blocked_spec() {
+  OpSpec s{.op = "resize_bilinear_blocked", .dtypes = kF32F64};
+  s.samples = [](DType t, Generator& g) {
+    std::vector<Sample> v;
+    struct Case {
+      std::string note;
+      Tensor x;  // blocked
+      int64_t planes, oh, ow;
+      bool align;
+    };
+    Tensor tall = block_channels_ref(make({1, 16, 8, 5}, t, g), t);
+    const std::vector<Case> cases{
+        {"x2 [1,20,4,5] -> [8,10]", block_channels_ref(make({1, 20, 4, 5}, t, g), t), 32, 8, 10, false},
+        {"x0.5 [2,16,8,6] -> [4,3]", block_channels_ref(make({2, 16, 8, 6}, t, g), t), 16, 4, 3, false},
+        {"align_corners [1,3,3,4] -> [5,7]", block_channels_ref(make({1, 3, 3, 4}, t, g), t), 16, 5, 7, true},
+        {"strided rows -> [6,6]", slice(tall, 2, 0, 8, 2), 16, 6, 6, false},
+        {"empty batch", block_channels_ref(make({0, 4, 3, 3}, t, g), t), 16, 6, 6, false}};
+    for (const Case& c : cases) {
+      const int64_t oh = c.oh, ow = c.ow, planes = c.planes;
+      const bool align = c.align;
+      v.push_back({.note = c.note,
+                   .inputs = {c.x},
+                   .run = [oh, ow, align](const Tensors& in) { return Tensors{resize_bilinear_blocked(in[0], oh, ow, align)}; },
+                   .ref = [oh, ow, align, planes, t](const Tensors& in) {
+                     const InterpolateOptions o{.size = {oh, ow}, .mode = "bilinear", .align_corners = align};
+                     return Tensors{block_channels_ref(ref_interpolate(unblock_channels_ref(in[0], planes, t), o, t), t)};
+                   },
+                   .gradcheck = false});
+    }
+    return v;
+  };
+  s.errors = [] {
+    return std::vector<ErrorCase>{
+        throws_<ShapeError>("NCHW input", "resize_bilinear_blocked: expected a channel-blocked input",
+                            [] { resize_bilinear_blocked(zeros({1, 16, 4, 4}), 8, 8, false); }),
+        throws_<ValueError>("zero size", "resize_bilinear_blocked: expected two positive output sizes",
+                            [] { resize_bilinear_blocked(zeros({1, 1, 4, 4, 16}), 0, 8, false); }),
+        throws_<TypeError>("integer input", "resize_bilinear_blocked",
+                           [] { resize_bilinear_blocked(zeros({1, 1, 4, 4, 16}, DType::Int32), 8, 8, false); })};
+  };
+  return s;
+}
+SKIFF_OP_SPEC(resize_bilinear_blocked_spec());
+
 OpSpec interpolate_backward_spec() {
   OpSpec s{.op = "interpolate_backward", .dtypes = kFloats, .grad = true, .backward_of = "interpolate"};
   s.samples = [](DType t, Generator& g) {

@@ -35,7 +35,8 @@ void fused_conv2d_reference(const KernelContext& c) {
   if (x.dim() == 5) x = unblock_channels(x, w.size(1) * groups);
   Tensor y = conv2d(x, w, has_bias ? std::optional<Tensor>(c.inputs[2]) : std::nullopt, c.attrs.get_ints("stride"),
                     c.attrs.get_ints("padding"), c.attrs.get_ints("dilation"), groups);
-  const Tensor residual = c.inputs.size() > size_t(2 + has_bias) ? c.inputs.back() : Tensor();
+  Tensor residual = c.inputs.size() > size_t(2 + has_bias) ? c.inputs.back() : Tensor();
+  if (residual.defined() && residual.dim() == 5) residual = unblock_channels(residual, w.size(0));
   for (const PostStep& s : post_chain(c.attrs, "fused_conv2d")) y = apply_post_step(s, y, residual);
   detail::copy_into(c.outputs[0], c.outputs[0].dim() == 5 ? to_channel_blocked(y) : y);
 }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "framework/backends/cpu/loops.h"
+#include "framework/ops/nn/fused.h"
 
 namespace skiff::cpu {
 namespace {
@@ -156,9 +157,51 @@ void interpolate_backward_cpu(const KernelContext& c) {
   });
 }
 
+/// resize_bilinear_blocked (fused.h): x [N, B, H, W, 16], the taps and arithmetic of the forward
+/// above applied to whole 16-value vectors, one output row per work item.
+void resize_bilinear_blocked_cpu(const KernelContext& c) {
+  constexpr int64_t L = kChannelBlock;
+  const Tensor x = c.inputs[0].is_contiguous() ? c.inputs[0] : detail::contiguous_copy(c.inputs[0]);
+  const Tensor& y = c.outputs[0];
+  const int64_t planes = x.size(0) * x.size(1), in_h = x.size(2), in_w = x.size(3), out_h = y.size(2),
+                out_w = y.size(3);
+  const bool align_corners = c.attrs.get_bool("align_corners");
+  if (y.numel() == 0) return;
+  visit_floating(x.dtype(), "resize_bilinear_blocked", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = acc_t<T>;
+    const Taps<A> th = make_taps<A>(in_h, out_h, 0.0, true, align_corners);
+    const Taps<A> tw = make_taps<A>(in_w, out_w, 0.0, true, align_corners);
+    const T* xp = static_cast<const T*>(x.data_ptr());
+    T* yp = static_cast<T*>(y.data_ptr());
+    const int64_t rows = planes * out_h;
+#pragma omp parallel for schedule(static) if (rows * out_w * L >= kParallelGrain && num_threads() > 1 && !omp_in_parallel())
+    for (int64_t row = 0; row < rows; ++row) {
+      const int64_t plane = row / out_h, h = row % out_h;
+      const T* r0 = xp + (plane * in_h + th.i0[size_t(h)]) * in_w * L;
+      const T* r1 = xp + (plane * in_h + th.i1[size_t(h)]) * in_w * L;
+      const A a0 = th.w0[size_t(h)], a1 = th.w1[size_t(h)];
+      T* out = yp + row * out_w * L;
+      for (int64_t w = 0; w < out_w; ++w) {
+        const T* p00 = r0 + tw.i0[size_t(w)] * L;
+        const T* p01 = r0 + tw.i1[size_t(w)] * L;
+        const T* p10 = r1 + tw.i0[size_t(w)] * L;
+        const T* p11 = r1 + tw.i1[size_t(w)] * L;
+        const A b0 = tw.w0[size_t(w)], b1 = tw.w1[size_t(w)];
+        T* o = out + w * L;
+#pragma omp simd
+        for (int64_t l = 0; l < L; ++l)
+          o[l] = T(a0 * (b0 * A(p00[l]) + b1 * A(p01[l])) + a1 * (b0 * A(p10[l]) + b1 * A(p11[l])));
+      }
+    }
+  });
+}
+
 }  // namespace
 
 SKIFF_REGISTER_KERNEL(interpolate, CPU, "cpu", kFloatTypes, 0, interpolate_cpu);
+SKIFF_REGISTER_KERNEL(resize_bilinear_blocked, CPU, "cpu", dtype_bit(DType::Float32) | dtype_bit(DType::Float64), 0,
+                      resize_bilinear_blocked_cpu);
 SKIFF_REGISTER_KERNEL(interpolate_backward, CPU, "cpu", kFloatTypes, 0, interpolate_backward_cpu);
 
 }  // namespace skiff::cpu

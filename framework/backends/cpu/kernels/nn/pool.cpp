@@ -17,6 +17,7 @@
 #include "framework/backends/cpu/loops.h"
 #include "framework/core/threading.h"
 #include "framework/ops/nn/conv_params.h"
+#include "framework/ops/nn/fused.h"
 
 namespace skiff::cpu {
 namespace {
@@ -260,7 +261,10 @@ void adaptive_avg_pool2d_backward_cpu(const KernelContext& c) {
 // above remain the reference.
 
 /// max(a, b) where a NaN in either wins (as in the window kernel); branch-free so loops vectorize.
-inline float max_nan(float a, float b) { return ((b > a) | (b != b)) ? b : a; }
+template <typename T>
+inline T max_nan(T a, T b) {
+  return ((b > a) | (b != b)) ? b : a;
+}
 
 bool is_f32_cpu(const Tensor& x) { return x.dtype() == DType::Float32 && x.device() == kCPU; }
 
@@ -368,6 +372,49 @@ bool global_avg_rows_apply(const KernelContext& c) {
   return is_f32_cpu(c.inputs[0]) && size[0] == 1 && size[1] == 1;
 }
 
+// ---- channel-blocked max pooling ---------------------------------------------------------
+// x [N, B, H, W, 16] (fused.h): an output pixel is the lane-wise max over its window's 16-value
+// vectors (taps outside the input skipped, i.e. -inf padding). Whole vectors per tap, so the
+// loop vectorizes at any ISA; one output row per work item.
+
+template <typename T>
+void max_pool_blocked_loop(const T* x, T* y, const Pool2dParams& p, int64_t planes) {
+  constexpr int64_t L = kChannelBlock;
+  const int64_t rows = planes * p.oh;
+#pragma omp parallel for num_threads(num_threads()) schedule(static) if (rows * p.ow * p.kh * p.kw * L > 65536)
+  for (int64_t row = 0; row < rows; ++row) {
+    const int64_t plane = row / p.oh, oy = row % p.oh;
+    const T* src = x + plane * p.h * p.w * L;
+    T* dst = y + row * p.ow * L;
+    for (int64_t ox = 0; ox < p.ow; ++ox) {
+      T acc[L];
+      for (int64_t l = 0; l < L; ++l) acc[l] = -std::numeric_limits<T>::infinity();
+      for (int64_t i = 0; i < p.kh; ++i) {
+        const int64_t iy = oy * p.sh - p.ph + i * p.dh;
+        if (iy < 0 || iy >= p.h) continue;
+        for (int64_t j = 0; j < p.kw; ++j) {
+          const int64_t ix = ox * p.sw - p.pw + j * p.dw;
+          if (ix < 0 || ix >= p.w) continue;
+          const T* s = src + (iy * p.w + ix) * L;
+#pragma omp simd
+          for (int64_t l = 0; l < L; ++l) acc[l] = max_nan(acc[l], s[l]);
+        }
+      }
+      std::copy(acc, acc + L, dst + ox * L);
+    }
+  }
+}
+
+void max_pool2d_blocked_cpu(const KernelContext& c) {
+  const Tensor x = contiguous_input(c.inputs[0]);
+  const Pool2dParams p = Pool2dParams::from({x.size(0), x.size(1) * kChannelBlock, x.size(2), x.size(3)}, c.attrs);
+  if (c.outputs[0].numel() == 0) return;
+  visit_pool_dtype(x.dtype(), "max_pool2d_blocked_cpu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    max_pool_blocked_loop<T>(x.data<T>(), c.outputs[0].data<T>(), p, x.size(0) * x.size(1));
+  });
+}
+
 constexpr DTypeSet kPoolTypes = dtype_bit(DType::Float32) | dtype_bit(DType::Float64);
 constexpr DTypeSet kF32 = dtype_bit(DType::Float32);
 
@@ -375,6 +422,7 @@ constexpr DTypeSet kF32 = dtype_bit(DType::Float32);
 
 SKIFF_REGISTER_KERNEL(max_pool2d, CPU, "cpu", kPoolTypes, 0, max_pool2d_cpu);
 SKIFF_REGISTER_KERNEL(max_pool2d_values, CPU, "cpu", kPoolTypes, 0, max_pool2d_values_cpu);
+SKIFF_REGISTER_KERNEL(max_pool2d_blocked, CPU, "cpu", kPoolTypes, 0, max_pool2d_blocked_cpu);
 SKIFF_REGISTER_KERNEL_IF(max_pool2d_values, CPU, "cpu-rows", kF32, 5, pool_rows<true>, max_rows_apply);
 SKIFF_REGISTER_KERNEL_IF(avg_pool2d, CPU, "cpu-rows", kF32, 5, pool_rows<false>, avg_rows_apply);
 SKIFF_REGISTER_KERNEL_IF(adaptive_avg_pool2d, CPU, "cpu-rows", kF32, 5, global_avg_rows, global_avg_rows_apply);

@@ -97,13 +97,14 @@ using PlanKey = std::vector<double>;
 struct Layouts {
   bool src_blocked = false;
   bool dst_blocked = false;
+  bool res_blocked = false;  ///< the Sum step's residual (when there is one)
 };
 
 PlanKey make_key(const Conv2dParams& p, bool with_bias, const std::vector<PostStep>& chain, Layouts lay) {
   PlanKey k{double(p.n), double(p.c), double(p.h), double(p.w), double(p.o), double(p.kh), double(p.kw),
             double(p.oh), double(p.ow), double(p.sh), double(p.sw), double(p.ph), double(p.pw), double(p.dh),
             double(p.dw), double(p.groups), double(omp_get_max_threads()), double(with_bias),
-            double(lay.src_blocked), double(lay.dst_blocked)};
+            double(lay.src_blocked), double(lay.dst_blocked), double(lay.res_blocked)};
   for (const PostStep& s : chain) {
     k.push_back(double(int64_t(s.kind)));
     k.push_back(s.alpha);
@@ -181,7 +182,7 @@ std::optional<FusedConvPlan> build_plan(const Conv2dParams& p, bool with_bias, c
   plan.src_user = dnnl::memory::desc(src_dims, dt::f32, lay.src_blocked ? tag::nChw16c : tag::nchw);
   plan.wei_user = dnnl::memory::desc(wei_dims, dt::f32, grouped ? tag::goihw : tag::oihw);
   plan.dst_user = dnnl::memory::desc(dst_dims, dt::f32, lay.dst_blocked ? tag::nChw16c : tag::nchw);
-  plan.res_user = dnnl::memory::desc(dst_dims, dt::f32, tag::nchw);
+  plan.res_user = dnnl::memory::desc(dst_dims, dt::f32, lay.res_blocked ? tag::nChw16c : tag::nchw);
   plan.src_prim = pd.src_desc();
   plan.wei_prim = pd.weights_desc();
   plan.dst_prim = pd.dst_desc();
@@ -311,6 +312,7 @@ struct FusedCall {
     if (c.attrs.get_bool("has_bias")) bias = &c.inputs[2];
     for (const PostStep& s : chain)
       if (s.kind == PostOpKind::Sum) residual = &c.inputs.back();
+    lay.res_blocked = residual && residual->dim() == 5;
     // A blocked input [N, ceil(C / 16), H, W, 16] holds C = weight.size(1) * groups channels.
     const int64_t groups = c.attrs.get_int("groups");
     const Shape logical_x = lay.src_blocked ? Shape{x.size(0), w.size(1) * groups, x.size(2), x.size(3)} : x.shape();
@@ -341,7 +343,9 @@ void fused_conv2d_loops(const FusedCall& f, Tensor& out_tensor) {
     run_blocked_reorder(BlockedReorder::Block, args.src, blocked, in_dims);
     args.src = blocked;
   }
-  if (f.residual) {
+  if (f.residual && lay.res_blocked) {
+    args.residual = f.residual->data<float>();
+  } else if (f.residual) {
     auto* blocked = static_cast<float*>(ws.get(Workspace::Residual, blocked_bytes(out_dims)));
     run_blocked_reorder(BlockedReorder::Block, f.residual->data<float>(), blocked, out_dims);
     args.residual = blocked;

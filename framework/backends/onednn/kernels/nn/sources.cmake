@@ -5,4 +5,5 @@ list(APPEND SKIFF_ONEDNN_KERNEL_SOURCES
 list(APPEND SKIFF_ONEDNN_KERNEL_SOURCES
   onednn/kernels/nn/fused_conv.cpp
   onednn/kernels/nn/blocked_conv.cpp
+  onednn/kernels/nn/blocked_pool.cpp
 )
