@@ -185,7 +185,8 @@ TEST(BlockedConv, SameResultsOnOneAndTwoThreads) {
 
 TEST(BlockedConv, DenseMatchesConvThenChain) {
   for (const Geometry& g : std::vector<Geometry>{
-           {1, 16, 9, 30, 24, 3, 1, 1, 1, 1},      // 3x3, output channel tail, edges
+           {1, 16, 9, 30, 24, 3, 1, 1, 1, 1},      // 3x3, output channel tail, zero columns written out
+           {1, 16, 4, 45, 16, 3, 1, 1, 1, 1},      // wide rows: edge columns a pixel at a time
            {2, 40, 7, 21, 40, 3, 2, 1, 1, 1},      // stride 2, input channel tail, odd blocks
            {1, 32, 1, 40, 20, 3, 1, 1, 1, 1, 1},   // one row (PP-OCR rec's 1x3 neck, as 3x3 on 1 row)
            {1, 16, 10, 13, 16, 5, 1, 2, 2, 1},     // 5x5, dilation 2

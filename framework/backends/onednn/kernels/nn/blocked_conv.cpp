@@ -542,6 +542,28 @@ void run_blocked_conv(const Conv2dParams& p, const BlockedConvArgs& a, const std
   j.out_blocks = out_blocks;
   j.p = &p;
   if (kind == BlockedConvKind::Dense) {
+    // Edge columns, whose windows reach into the left or right padding, run a pixel at a time at
+    // about a third of a wide tile's speed. Where they are a noticeable share of a row (2 of 13
+    // columns in NanoDet's deepest layers, +20% time), the input is copied with its zero columns
+    // written out, and every column is interior. Per thread, a buffer kept between calls.
+    Conv2dParams padded_p = p;
+    const int64_t edges = std::min(ceil_div(p.pw, p.sw), p.ow) +
+                          std::max<int64_t>(0, p.ow - 1 - (p.w - 1 + p.pw - (p.kw - 1) * p.dw) / p.sw);
+    if (p.pw > 0 && edges * 20 >= p.ow) {
+      thread_local std::vector<float> padded;
+      padded_p.w = p.w + 2 * p.pw;
+      padded_p.pw = 0;
+      const int64_t rows = p.n * in_blocks * p.h, row = p.w * 16, padded_row = padded_p.w * 16;
+      padded.resize(size_t(rows * padded_row));
+      float* to = padded.data();
+      for (int64_t r = 0; r < rows; ++r) {
+        std::fill_n(to + r * padded_row, p.pw * 16, 0.f);
+        std::copy_n(a.src + r * row, row, to + r * padded_row + p.pw * 16);
+        std::fill_n(to + r * padded_row + p.pw * 16 + row, p.pw * 16, 0.f);
+      }
+      j.src = to;
+      j.p = &padded_p;
+    }
     const PointwiseImpl impl = dense_impl(isa);
     run_split(impl.fn, j, p.n * p.oh * ceil_div(out_blocks, impl.obt),
               2.0 * p.n * p.oh * p.ow * p.c * p.o * p.kh * p.kw);
