@@ -707,9 +707,6 @@ std::optional<int64_t> static_channels(const Graph& g, const std::unordered_map<
   return std::nullopt;
 }
 
-/// The inputs of a skiff.ChannelBlocked node of this inner op type that may be blocked.
-size_t blocked_data_inputs(const std::string& inner) { return inner == "Add" ? 2 : 1; }
-
 /// Whether node n (default domain, one output) may become a skiff.ChannelBlocked node: the ops
 /// with a blocked path, and Shape, which otherwise would keep its input NCHW.
 bool channel_blocked_candidate(const Node& n) {
@@ -747,7 +744,7 @@ size_t use_channel_blocked_ops(Graph& g) {
       continue;
     }
     if (!channel_blocked_candidate(n)) continue;
-    const size_t data = blocked_data_inputs(n.op_type);
+    const size_t data = channel_blocked_data_inputs(n.op_type);
     if (n.inputs.size() < data) continue;
     std::optional<int64_t> channels;
     bool same = true;
@@ -777,7 +774,7 @@ size_t select_blocked_layouts(Graph& g) {
   // inputs of skiff.ChannelBlocked nodes.
   auto accepts_blocked = [&](const Node& reader, size_t k) {
     if (reader.op_type == "skiff.ChannelConcat") return true;
-    if (reader.op_type == "skiff.ChannelBlocked") return k < blocked_data_inputs(reader.attr_string("inner", ""));
+    if (reader.op_type == "skiff.ChannelBlocked") return k < channel_blocked_data_inputs(reader.attr_string("inner", ""));
     return reader.op_type == "skiff.FusedConv" && (k == 0 || k == 3) && fusable_conv(g, reader);
   };
   size_t changed = 0;

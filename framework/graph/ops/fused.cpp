@@ -81,6 +81,10 @@ std::vector<PostStep> post_steps_of(const Node& node) {
   return steps;
 }
 
+size_t channel_blocked_data_inputs(const std::string& inner) {
+  return inner == "Add" ? 2 : 1;
+}
+
 namespace ops {
 namespace {
 
@@ -228,9 +232,6 @@ std::shared_ptr<const void> prepare_channel_blocked(const Node& node, int64_t) {
   return prep;
 }
 
-/// The node's inputs that may be blocked.
-size_t blocked_data_inputs(const std::string& inner) { return inner == "Add" ? 2 : 1; }
-
 /// The result of the node on the blocked layout, or an undefined tensor when it cannot run there.
 Tensor run_on_blocked(const OpContext& c, const Node& inner, int64_t channels) {
   const Tensor& x = c.input(0);
@@ -267,7 +268,7 @@ std::vector<Tensor> channel_blocked_op(const OpContext& c) {
   if (!c.prepared) local = prepare_channel_blocked(c.node, c.opset);
   const auto& prep = *static_cast<const ChannelBlockedPrep*>(c.prepared ? c.prepared : local.get());
   const int64_t channels = c.node.attr_int("channels", 0);
-  const size_t data = std::min(blocked_data_inputs(prep.inner.op_type), c.num_inputs());
+  const size_t data = std::min(channel_blocked_data_inputs(prep.inner.op_type), c.num_inputs());
   bool all_blocked = true, any_blocked = false;
   for (size_t i = 0; i < data; ++i) {
     const bool b = c.has(i) && c.inputs[i].dim() == 5;

@@ -39,4 +39,8 @@ void set_post_ops(Node& node, const std::vector<PostOp>& ops);
 /// \throws ValueError naming the node for an unknown step name.
 std::vector<PostStep> post_steps_of(const Node& node);
 
+/// skiff.ChannelBlocked (framework/graph/ops/fused.cpp): how many leading inputs of a node whose
+/// own op type is `inner` may be channel-blocked: 2 for Add, else 1.
+size_t channel_blocked_data_inputs(const std::string& inner);
+
 }  // namespace skiff::graph
