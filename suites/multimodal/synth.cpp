@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <numbers>
 
@@ -216,6 +217,16 @@ const std::vector<std::string>& synth_words() {
   return v;
 }
 
+std::vector<std::string> synth_caption_words() {
+  std::set<std::string> w{"a",     "the",  "one",   "two",  "three",   "small",   "large",  "left",
+                          "right", "of",   "above", "below", "word",   "written", "in",     "letters",
+                          "photo", "picture"};
+  for (const std::string& s : synth_shapes()) w.insert(s), w.insert(plural(s));
+  for (const std::string& c : synth_colors()) w.insert(c);
+  for (const std::string& x : synth_words()) w.insert(x);
+  return {w.begin(), w.end()};
+}
+
 // One pair per shape and per colour: colour = (shape + 2) mod 6 (circle-blue, square-yellow,
 // triangle-purple, star-orange, cross-red, diamond-green).
 bool held_out_pair(int shape, int color) { return color == (shape + 2) % int(synth_colors().size()); }
@@ -278,6 +289,9 @@ void write_synth_mm_dataset(const std::string& dir, const SynthCounts& counts, u
   for (int s = 0; s < int(synth_shapes().size()); ++s)
     for (int c = 0; c < int(synth_colors().size()); ++c)
       if (held_out_pair(s, c)) held.push_back(object_name(s, c));
+  std::string vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n";
+  for (const std::string& w : synth_caption_words()) vocab += w + "\n";
+  io::write_file_atomic(root / "vocab.txt", vocab);
   summary["shapes"] = synth_shapes();
   summary["colors"] = synth_colors();
   summary["words"] = synth_words();

@@ -16,8 +16,9 @@
 /// Files: images/<split>_<id>.png; captions_<split>.json in the COCO captions layout (images
 /// with id, file_name, width, height and, for single-object scenes, "label": "red triangle";
 /// annotations with id, image_id, caption); captions_<split>.tsv with "file<TAB>caption" lines;
-/// synth.json (vocabulary, held-out pairs, counts), written last. The same seed gives the same
-/// bytes.
+/// vocab.txt, a BERT vocabulary of every caption word ([PAD], [UNK], [CLS], [SEP], [MASK] first)
+/// for the text tower; synth.json (vocabulary, held-out pairs, counts), written last. The same
+/// seed gives the same bytes.
 
 #include <cstdint>
 #include <functional>
@@ -32,6 +33,10 @@ namespace skiff::multimodal {
 const std::vector<std::string>& synth_shapes();   ///< circle square triangle star cross diamond
 const std::vector<std::string>& synth_colors();   ///< red green blue yellow purple orange
 const std::vector<std::string>& synth_words();    ///< the words a "word" scene may write
+
+/// Every word a caption (or a default zero-shot prompt) can hold, sorted: the vocabulary of the
+/// word-level tokenizer mm synth writes (vocab.txt, BERT's format).
+std::vector<std::string> synth_caption_words();
 
 /// Whether shape s with colour c (indices into the vocabularies) is a held-out pair.
 bool held_out_pair(int shape, int color);

@@ -28,6 +28,12 @@ for split, n in (("train", 30), ("val", 6), ("heldout", 8)):
     if split == "heldout":
         assert all(im["label"] in held for im in c["images"])
 ' "$TMP/a"
+check "vocab.txt: a BERT vocabulary of the caption words" python3 -c '
+import sys
+v = open(sys.argv[1]).read().split()
+assert v[:5] == ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"], v[:5]
+assert {"red", "triangle", "triangles", "left", "written"} <= set(v)
+' "$TMP/a/vocab.txt"
 "$SKIFF" mm synth "$TMP/b" --train 30 --val 6 --heldout 8 --seed 2 --size 48 -q >/dev/null 2>&1
 check "same seed: same captions" cmp -s "$TMP/a/captions_train.json" "$TMP/b/captions_train.json"
 check "same seed: same images" diff -r -q "$TMP/a/images" "$TMP/b/images"

@@ -2,6 +2,7 @@
 set(SKIFF_MULTIMODAL_TEST_SOURCES)
 include(${CMAKE_CURRENT_LIST_DIR}/metrics.cmake OPTIONAL)
 include(${CMAKE_CURRENT_LIST_DIR}/synth.cmake OPTIONAL)
+include(${CMAKE_CURRENT_LIST_DIR}/models.cmake OPTIONAL)
 if(SKIFF_MULTIMODAL_TEST_SOURCES)
   skiff_add_test(skiff_multimodal_test SOURCES ${SKIFF_MULTIMODAL_TEST_SOURCES} DEPS skiff_suite_multimodal)
   target_compile_definitions(skiff_multimodal_test PRIVATE SKIFF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
