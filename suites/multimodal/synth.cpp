@@ -292,6 +292,10 @@ void write_synth_mm_dataset(const std::string& dir, const SynthCounts& counts, u
   std::string vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n";
   for (const std::string& w : synth_caption_words()) vocab += w + "\n";
   io::write_file_atomic(root / "vocab.txt", vocab);
+  std::string classes;  // every colour-shape pair: the zero-shot candidates
+  for (const std::string& c : synth_colors())
+    for (const std::string& sh : synth_shapes()) classes += c + " " + sh + "\n";
+  io::write_file_atomic(root / "classes.txt", classes);
   summary["shapes"] = synth_shapes();
   summary["colors"] = synth_colors();
   summary["words"] = synth_words();

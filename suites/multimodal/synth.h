@@ -17,7 +17,7 @@
 /// with id, file_name, width, height and, for single-object scenes, "label": "red triangle";
 /// annotations with id, image_id, caption); captions_<split>.tsv with "file<TAB>caption" lines;
 /// vocab.txt, a BERT vocabulary of every caption word ([PAD], [UNK], [CLS], [SEP], [MASK] first)
-/// for the text tower; synth.json (vocabulary, held-out pairs, counts), written last. The same
+/// for the text tower; classes.txt, every colour-shape pair (the zero-shot candidates); synth.json (vocabulary, held-out pairs, counts), written last. The same
 /// seed gives the same bytes.
 
 #include <cstdint>

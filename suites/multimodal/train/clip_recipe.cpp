@@ -1,0 +1,387 @@
+// `task: clip` recipes (clip_recipe.h).
+#include "suites/multimodal/train/clip_recipe.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "framework/config/config.h"
+#include "framework/core/error.h"
+#include "framework/core/rng.h"
+#include "framework/io/file.h"
+#include "framework/ops/ops.h"
+#include "framework/text/tokenizer.h"
+#include "framework/train/recipe.h"
+#include "suites/multimodal/caption_dataset.h"
+#include "suites/multimodal/clip_model.h"
+#include "suites/multimodal/retrieval_metrics.h"
+#include "suites/multimodal/zero_shot.h"
+
+namespace skiff::multimodal {
+
+namespace fs = std::filesystem;
+using config::Key;
+using config::keys;
+using config::Schema;
+using config::Section;
+using config::Type;
+using train::Recipe;
+
+namespace {
+
+const Schema& schema() {
+  static const Schema s = [] {
+    auto tower = [](bool text) {
+      std::vector<Key> k{Key{.name = "width", .type = Type::Integer, .min = 8},
+                         Key{.name = "layers", .type = Type::Integer, .min = 1},
+                         Key{.name = "heads", .type = Type::Integer, .min = 1}};
+      if (text) {
+        k.push_back(Key{.name = "context_length", .type = Type::Integer, .help = "longest token row", .min = 2});
+        k.push_back(Key{.name = "causal", .type = Type::Boolean, .help = "causal mask, end-token feature (else mean)"});
+      }
+      return keys(std::move(k));
+    };
+    auto split = keys({Key{.name = "dataset", .type = Type::Map, .required = true,
+                           .schema = keys({Key{.name = "captions", .type = Type::String,
+                                               .help = "COCO captions JSON or image<TAB>caption list",
+                                               .required = true},
+                                           Key{.name = "image_dir", .type = Type::String}})},
+                       Key{.name = "loader", .type = Type::Map,
+                           .schema = keys({Key{.name = "batch_size_per_card", .type = Type::Integer, .min = 2}})}});
+    return Schema{{
+        Key{.name = "task", .type = Type::String, .required = true, .choices = {"clip"}},
+        Key{.name = "Global", .type = Type::Map, .required = true, .schema = keys(train::global_keys())},
+        Key{.name = "Architecture", .type = Type::Map, .required = true,
+            .schema = keys({Key{.name = "name", .type = Type::String, .choices = {"CLIP"}},
+                            Key{.name = "image_size", .type = Type::Integer, .min = 8},
+                            Key{.name = "patch_size", .type = Type::Integer, .min = 1},
+                            Key{.name = "embed_dim", .type = Type::Integer, .min = 2},
+                            Key{.name = "init_temperature", .type = Type::Number, .min = 1e-4, .max = 1},
+                            Key{.name = "vision", .type = Type::Map, .schema = tower(false)},
+                            Key{.name = "text", .type = Type::Map, .schema = tower(true)}})},
+        Key{.name = "Tokenizer", .type = Type::Map, .required = true,
+            .schema = keys({Key{.name = "vocab", .type = Type::String,
+                                .help = "vocab.txt, tokenizer.json or SentencePiece model with [SEP] and [PAD]",
+                                .required = true}})},
+        train::optimizer_key(),
+        Key{.name = "Train", .type = Type::Map, .required = true, .schema = split},
+        Key{.name = "Eval", .type = Type::Map, .required = true, .schema = split},
+        Key{.name = "Metric", .type = Type::Map,
+            .schema = keys({Key{.name = "main_indicator", .type = Type::String,
+                                .choices = {"zero_shot_acc", "t2i_r1", "i2t_r1"}},
+                            Key{.name = "classes", .type = Type::Any, .help = "zero-shot class names (a list)"},
+                            Key{.name = "classes_file", .type = Type::String, .help = "one class name per line"},
+                            Key{.name = "templates", .type = Type::Any, .help = "prompt templates with {}"}})},
+    }};
+  }();
+  return s;
+}
+
+ClipConfig clip_config(const Recipe& r, int64_t vocab_size) {
+  const Section a = r.section("Architecture"), v = a.section("vision"), t = a.section("text");
+  ClipConfig c;
+  c.image_size = a.integer("image_size", c.image_size, 8);
+  c.patch_size = a.integer("patch_size", c.patch_size, 1);
+  c.embed_dim = a.integer("embed_dim", c.embed_dim, 2);
+  c.init_temperature = a.number("init_temperature", c.init_temperature);
+  c.vision_width = v.integer("width", c.vision_width, 8);
+  c.vision_layers = v.integer("layers", c.vision_layers, 1);
+  c.vision_heads = v.integer("heads", c.vision_heads, 1);
+  c.text_width = t.integer("width", c.text_width, 8);
+  c.text_layers = t.integer("layers", c.text_layers, 1);
+  c.text_heads = t.integer("heads", c.text_heads, 1);
+  c.context_length = t.integer("context_length", c.context_length, 2);
+  c.causal_text = t.boolean("causal", c.causal_text);
+  c.vocab_size = vocab_size;
+  try {
+    c.check();
+  } catch (const ValueError& e) {
+    SKIFF_THROW(ValueError, "{}: {}", a.where("name"), e.what());
+  }
+  return c;
+}
+
+nlohmann::json config_json(const ClipConfig& c) {
+  return {{"image_size", c.image_size},       {"patch_size", c.patch_size},       {"vision_width", c.vision_width},
+          {"vision_layers", c.vision_layers}, {"vision_heads", c.vision_heads},   {"vocab_size", c.vocab_size},
+          {"context_length", c.context_length}, {"text_width", c.text_width},     {"text_layers", c.text_layers},
+          {"text_heads", c.text_heads},       {"causal_text", c.causal_text},     {"embed_dim", c.embed_dim},
+          {"init_temperature", c.init_temperature}, {"max_logit_scale", c.max_logit_scale}};
+}
+
+fs::path save_dir(const Recipe& r) { return r.section("Global").text("save_model_dir", "./output/clip"); }
+
+std::unique_ptr<text::Tokenizer> recipe_tokenizer(const Recipe& r) {
+  const Section t = r.section("Tokenizer");
+  const fs::path vocab = t.text("vocab");
+  SKIFF_CHECK_T(IoError, fs::exists(vocab), "{}: no tokenizer at '{}' (skiff mm synth writes vocab.txt)",
+                t.where("vocab"), vocab.string());
+  auto tok = text::load_tokenizer(vocab);
+  end_and_pad_ids(*tok);  // names the file when [SEP] or [PAD] is missing
+  return tok;
+}
+
+std::vector<CaptionedImage> recipe_split(const Recipe& r, const std::string& name) {
+  const Section d = r.section(name).section("dataset");
+  const fs::path captions = d.text("captions");
+  SKIFF_CHECK_T(IoError, fs::exists(captions), "{}: no caption file at '{}' (make one with skiff mm synth DIR)",
+                d.where("captions"), captions.string());
+  return read_caption_file(captions, d.text("image_dir", ""));
+}
+
+int64_t batch_size(const Recipe& r, const std::string& split, int64_t fallback) {
+  return r.section(split).section("loader").integer("batch_size_per_card", fallback, 2);
+}
+
+std::vector<std::string> zero_shot_classes(const Recipe& r) {
+  const Section m = r.section("Metric");
+  if (m.has("classes")) return m.texts("classes");
+  if (m.has("classes_file")) {
+    const std::string text = io::read_file(m.text("classes_file"));
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start < text.size()) {
+      size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      std::string line = text.substr(start, end - start);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (!line.empty()) out.push_back(line);
+      start = end + 1;
+    }
+    SKIFF_CHECK(!out.empty(), "{}: '{}' lists no class", m.where("classes_file"), m.text("classes_file"));
+    return out;
+  }
+  return {};
+}
+
+std::vector<std::string> templates(const Recipe& r) {
+  const Section m = r.section("Metric");
+  return m.has("templates") ? m.texts("templates") : default_prompt_templates();
+}
+
+/// Embeddings of every image [N, D], a batch at a time, under no-grad.
+Tensor image_embeddings(ClipModel& model, const Tensor& images, int64_t batch) {
+  NoGradGuard no_grad;
+  std::vector<Tensor> parts;
+  for (int64_t s = 0; s < images.size(0); s += batch)
+    parts.push_back(model.encode_image(slice(images, 0, s, std::min(images.size(0), s + batch))));
+  return concat(parts, 0);
+}
+
+std::map<std::string, double> evaluate_split(ClipModel& model, const text::Tokenizer& tok,
+                                             const std::vector<CaptionedImage>& data, const Tensor& images,
+                                             const std::vector<std::string>& classes,
+                                             const std::vector<std::string>& prompt_templates, int64_t batch) {
+  NoGradGuard no_grad;
+  const bool was_training = model.is_training();
+  model.eval();
+  const Tensor img = image_embeddings(model, images, batch);
+  std::map<std::string, double> m{{"samples", double(data.size())}};
+  // Zero-shot classification of the labelled images.
+  if (!classes.empty()) {
+    const Tensor cls = class_embeddings(model, tok, classes, prompt_templates);
+    const std::vector<int64_t> pred = argmax(matmul(img, t(cls)), 1).to_vector<int64_t>();
+    double right = 0, labelled = 0;
+    for (size_t i = 0; i < data.size(); ++i) {
+      if (data[i].label.empty()) continue;
+      ++labelled;
+      right += classes[size_t(pred[i])] == data[i].label;
+    }
+    if (labelled > 0) m["zero_shot_acc"] = right / labelled;
+  }
+  // Retrieval both ways over the distinct captions: a caption's correct images are all that
+  // have it, an image's correct captions all of its own (synthetic captions repeat across images).
+  const auto [end, pad] = end_and_pad_ids(tok);
+  std::vector<std::string> captions;
+  std::map<std::string, int64_t> caption_index;
+  std::map<std::string, std::vector<int64_t>> holders;
+  std::vector<std::vector<int64_t>> image_captions(data.size());
+  for (size_t i = 0; i < data.size(); ++i)
+    for (const std::string& c : data[i].captions) {
+      auto [it, fresh] = caption_index.emplace(c, int64_t(captions.size()));
+      if (fresh) captions.push_back(c);
+      image_captions[i].push_back(it->second);
+      holders[c].push_back(int64_t(i));
+    }
+  std::vector<Tensor> parts;
+  for (size_t s = 0; s < captions.size(); s += size_t(batch)) {
+    const std::span<const std::string> chunk(captions.data() + s, std::min(captions.size() - s, size_t(batch)));
+    const CaptionTokens tk = tokenize_captions(tok, chunk, model.config().context_length, end, pad);
+    parts.push_back(model.encode_text(tk.ids, tk.pad));
+  }
+  const Tensor txt = concat(parts, 0);
+  std::vector<std::vector<int64_t>> caption_images;
+  for (const std::string& c : captions) caption_images.push_back(holders[c]);
+  for (const auto& [k, v] : recall_at_k(matmul(txt, t(img)), caption_images)) m[fmt::format("t2i_r{}", k)] = v;
+  for (const auto& [k, v] : recall_at_k(matmul(img, t(txt)), image_captions)) m[fmt::format("i2t_r{}", k)] = v;
+  model.train(was_training);
+  return m;
+}
+
+/// Training draws its own batches: step k takes images perm_e[(k % per_epoch) * B ...] of epoch
+/// e = k / per_epoch (a seeded permutation per epoch) and one caption of each, seeded by k.
+class ClipTask : public train::TrainTask {
+ public:
+  ClipTask(ClipModel& model, const text::Tokenizer& tok, std::vector<CaptionedImage> train, Tensor train_images,
+           std::vector<CaptionedImage> eval, Tensor eval_images, std::vector<std::string> classes,
+           std::vector<std::string> prompt_templates, int64_t batch, int64_t eval_batch, uint64_t seed,
+           const optim::LRScheduler& schedule)
+      : model_(model), tok_(tok), train_(std::move(train)), train_images_(std::move(train_images)),
+        eval_(std::move(eval)), eval_images_(std::move(eval_images)), classes_(std::move(classes)),
+        templates_(std::move(prompt_templates)), batch_(batch), eval_batch_(eval_batch), seed_(seed),
+        schedule_(schedule) {}
+  nn::Module& model() override { return model_; }
+  int64_t per_epoch() const { return int64_t(train_.size()) / batch_; }
+  Tensor loss(const data::Example&) override {
+    const int64_t step = schedule_.last_epoch(), epoch = step / per_epoch(), k = step % per_epoch();
+    if (epoch != perm_epoch_) {
+      Generator g(seed_ * 1000003 + uint64_t(epoch));
+      perm_ = randperm(int64_t(train_.size()), &g).to_vector<int64_t>();
+      perm_epoch_ = epoch;
+    }
+    Generator pick(seed_ ^ (0x9E3779B97F4A7C15ull * uint64_t(step + 1)));
+    std::vector<int64_t> rows(perm_.begin() + k * batch_, perm_.begin() + (k + 1) * batch_);
+    std::vector<std::string> captions;
+    for (int64_t i : rows) {
+      const auto& c = train_[size_t(i)].captions;
+      captions.push_back(c[size_t(pick.next_u64() % c.size())]);
+    }
+    const auto [end, pad] = end_and_pad_ids(tok_);
+    const CaptionTokens tk = tokenize_captions(tok_, captions, model_.config().context_length, end, pad);
+    const Tensor images = index_select(train_images_, 0, from_vector(rows));
+    return clip_loss(model_.encode_image(images), model_.encode_text(tk.ids, tk.pad), model_.logit_scale_value());
+  }
+  std::map<std::string, double> evaluate() override {
+    return evaluate_split(model_, tok_, eval_, eval_images_, classes_, templates_, eval_batch_);
+  }
+
+ private:
+  ClipModel& model_;
+  const text::Tokenizer& tok_;
+  std::vector<CaptionedImage> train_;
+  Tensor train_images_;
+  std::vector<CaptionedImage> eval_;
+  Tensor eval_images_;
+  std::vector<std::string> classes_, templates_;
+  int64_t batch_, eval_batch_;
+  uint64_t seed_;
+  const optim::LRScheduler& schedule_;
+  std::vector<int64_t> perm_;
+  int64_t perm_epoch_ = -1;
+};
+
+/// The trained model of a run: its clip.json and weights (Global.checkpoints, else the best).
+std::unique_ptr<ClipModel> trained_model(const Recipe& r, const text::Tokenizer& tok) {
+  auto model = std::make_unique<ClipModel>(clip_config(r, tok.vocab_size()));
+  const Section g = r.section("Global");
+  const fs::path weights = g.has("checkpoints") ? fs::path(g.text("checkpoints")) : save_dir(r) / "best_model.safetensors";
+  SKIFF_CHECK_T(IoError, fs::exists(weights), "{}: no trained weights at '{}' (run skiff train -c {} first)", r.file,
+                weights.string(), r.file);
+  train::load_weights(*model, weights);
+  model->eval();
+  return model;
+}
+
+}  // namespace
+
+void ClipRecipeRunner::check(const Recipe& r, const config::ValidateOptions& options) const {
+  config::validate(r.top(), schema(), options);
+  clip_config(r, 1);  // the architecture's numbers fit together
+  for (const std::string& t : templates(r))
+    SKIFF_CHECK(t.find("{}") != std::string::npos, "{}: template '{}' has no {{}} for the class name",
+                r.section("Metric").where("templates"), t);
+}
+
+train::FitResult ClipRecipeRunner::train(const Recipe& r, const train::TrainRequest& request) const {
+  const Section global = r.section("Global");
+  train::seed_run(global);
+  const uint64_t seed = uint64_t(global.integer("seed", 42));
+  auto tok = recipe_tokenizer(r);
+  const ClipConfig c = clip_config(r, tok->vocab_size());
+  ClipModel model(c);
+  std::vector<CaptionedImage> train_data = recipe_split(r, "Train"), eval_data = recipe_split(r, "Eval");
+  const int64_t batch = batch_size(r, "Train", 64), eval_batch = batch_size(r, "Eval", 128);
+  SKIFF_CHECK(int64_t(train_data.size()) >= batch, "{}: {} training images, fewer than one batch of {}",
+              r.section("Train").section("dataset").where("captions"), train_data.size(), batch);
+  if (!request.quiet) fmt::print(stderr, "loading {} training and {} evaluation images\n", train_data.size(), eval_data.size());
+  Tensor train_images = load_images(train_data, c.image_size), eval_images = load_images(eval_data, c.image_size);
+
+  const int64_t per_epoch = int64_t(train_data.size()) / batch;
+  train::TrainerOptions o = train::trainer_options(global, r.section("Optimizer"), per_epoch);
+  o.metric = r.section("Metric").text("main_indicator", "zero_shot_acc");
+  o.higher_is_better = true;
+  o.quiet = request.quiet;
+  o.metadata["skiff.recipe"] = config::to_yaml(r.root);
+  fs::create_directories(o.output_dir);
+  io::write_file_atomic(o.output_dir / "config.yml", config::to_yaml(r.root));
+  io::write_file_atomic(o.output_dir / "clip.json", config_json(c).dump(1) + "\n");
+  auto opt = train::build_optimizer(r.section("Optimizer"), model.parameters(), o.epochs, per_epoch);
+  ClipTask task(model, *tok, std::move(train_data), train_images, std::move(eval_data), eval_images,
+                zero_shot_classes(r), templates(r), batch, eval_batch, seed, *opt.scheduler);
+  std::vector<train::TrainPhase> phases{train::TrainPhase{.name = "train", .optimizer = opt.optimizer.get(),
+                                                          .scheduler = opt.scheduler.get(),
+                                                          .steps = o.max_steps > 0 ? o.max_steps : o.epochs * per_epoch}};
+  train::Trainer trainer(task, std::move(phases), nullptr, o);
+  return trainer.fit(train::resume_checkpoint(request, o.output_dir));
+}
+
+std::map<std::string, double> ClipRecipeRunner::evaluate(const Recipe& r) const {
+  auto tok = recipe_tokenizer(r);
+  auto model = trained_model(r, *tok);
+  std::vector<CaptionedImage> data = recipe_split(r, "Eval");
+  const Tensor images = load_images(data, model->config().image_size);
+  return evaluate_split(*model, *tok, data, images, zero_shot_classes(r), templates(r), batch_size(r, "Eval", 128));
+}
+
+std::vector<std::string> ClipRecipeRunner::predict(const Recipe& r, const train::PredictRequest& request) const {
+  SKIFF_CHECK(!request.inputs.empty(), "{}: skiff predict needs image files for a clip recipe", r.file);
+  const std::vector<std::string> classes = zero_shot_classes(r);
+  SKIFF_CHECK(!classes.empty(), "{}: predicting needs Metric.classes or Metric.classes_file", r.file);
+  auto tok = recipe_tokenizer(r);
+  auto model = trained_model(r, *tok);
+  std::vector<CaptionedImage> items;
+  for (const std::string& in : request.inputs) items.push_back({in, {""}, ""});
+  NoGradGuard no_grad;
+  const Tensor img = image_embeddings(*model, load_images(items, model->config().image_size), 64);
+  const Tensor probs = softmax(mul(matmul(img, t(class_embeddings(*model, *tok, classes, templates(r)))),
+                                   model->logit_scale_value()), 1);
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const Tensor row = select(probs, 0, int64_t(i));
+    const int64_t best = argmax(row, 0).item<int64_t>();
+    lines.push_back(fmt::format("{}\t{}", request.inputs[i],
+                                nlohmann::json{{"label", classes[size_t(best)]},
+                                               {"score", std::round(select(row, 0, best).item<double>() * 1e4) / 1e4}}
+                                    .dump()));
+  }
+  return lines;
+}
+
+fs::path ClipRecipeRunner::default_export_dir(const Recipe& r) const { return save_dir(r) / "inference"; }
+
+train::ExportResult ClipRecipeRunner::export_model(const Recipe& r, const fs::path& dir) const {
+  auto tok = recipe_tokenizer(r);
+  auto model = trained_model(r, *tok);  // checks the run's files and that the weights fit
+  const Section g = r.section("Global");
+  const fs::path weights = g.has("checkpoints") ? fs::path(g.text("checkpoints")) : save_dir(r) / "best_model.safetensors";
+  fs::create_directories(dir);
+  io::write_file_atomic(dir / "model.safetensors", io::read_file(weights));
+  io::write_file_atomic(dir / "clip.json", config_json(model->config()).dump(1) + "\n");
+  io::write_file_atomic(dir / "vocab.txt", io::read_file(r.section("Tokenizer").text("vocab")));
+  // The exported weights must give the run's embeddings.
+  ClipModel copy(model->config());
+  train::load_weights(copy, dir / "model.safetensors");
+  copy.eval();
+  Generator gen(1);
+  const Tensor probe = randn({2, 3, model->config().image_size, model->config().image_size}, DType::Float32, &gen);
+  NoGradGuard no_grad;
+  train::ExportResult result;
+  result.files = {dir / "model.safetensors", dir / "clip.json", dir / "vocab.txt"};
+  result.max_abs_diff = amax(abs(sub(model->encode_image(probe), copy.encode_image(probe)))).item<double>();
+  result.check = "exported vs trained image embeddings";
+  return result;
+}
+
+}  // namespace skiff::multimodal

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The clip recipe as a user runs it (offline): synthetic captioned images, then
+# skiff train / eval / predict / export -c configs/multimodal/clip_synth.yml on a tiny model
+# and a short schedule (the loss must fall), and a bad recipe key named with its file and line.
+# Usage: clip_recipe_cli_test.sh SKIFF_BINARY SOURCE_DIR
+set -u
+SKIFF="$(realpath "$1")"
+SRC="$(realpath "$2")"
+source "$(dirname "$0")/check.sh"
+RECIPE="$SRC/configs/multimodal/clip_synth.yml"
+cd "$TMP"
+"$SKIFF" mm synth data/mm --train 256 --val 0 --heldout 24 --size 32 --seed 3 -q >/dev/null 2>&1
+SHORT=(-o Global.epoch_num=4 -o Global.print_batch_step=4 -o "Global.eval_batch_step=[0, 8]" -o Architecture.image_size=32
+       -o Architecture.vision.width=32 -o Architecture.vision.layers=1 -o Architecture.vision.heads=2
+       -o Architecture.text.width=32 -o Architecture.text.layers=1 -o Architecture.text.heads=2
+       -o Architecture.embed_dim=16 -o Train.loader.batch_size_per_card=32)
+
+"$SKIFF" train -c "$RECIPE" "${SHORT[@]}" >"$TMP/train.txt" 2>&1; rc=$?
+check "train: exit 0" test "$rc" -eq 0
+check "train: 32 steps (4 epochs of 8 batches)" grep -q 'training 32 full-batch steps' "$TMP/train.txt"
+check "train: evaluates zero-shot accuracy and retrieval" grep -Eq 'eval step 32: .*t2i_r1 [0-9.]+ .*zero_shot_acc [0-9.]+' "$TMP/train.txt"
+check "train: the loss falls" python3 -c '
+import json, sys
+losses = [r["loss"] for r in map(json.loads, open(sys.argv[1])) if "loss" in r and "eval" not in json.dumps(r)]
+assert len(losses) >= 4 and losses[-1] < 0.8 * losses[0], losses
+' output/clip_synth/metrics.jsonl
+check "train: weights, clip.json and the merged recipe" test -s output/clip_synth/best_model.safetensors -a -s output/clip_synth/clip.json -a -s output/clip_synth/config.yml
+
+"$SKIFF" eval -c "$RECIPE" "${SHORT[@]}" >"$TMP/eval.txt" 2>&1; rc=$?
+check "eval: exit 0" test "$rc" -eq 0
+for key in zero_shot_acc t2i_r1 t2i_r5 t2i_r10 i2t_r1 i2t_r5 i2t_r10 samples; do
+  check "eval: $key" grep -Eq "^$key: [0-9.]+" "$TMP/eval.txt"
+done
+
+"$SKIFF" predict -c "$RECIPE" "${SHORT[@]}" data/mm/images/heldout_000000.png data/mm/images/heldout_000001.png >"$TMP/pred.txt" 2>"$TMP/pred.err"; rc=$?
+check "predict: exit 0" test "$rc" -eq 0
+check "predict: a class and a score per image" python3 -c '
+import json, sys
+classes = set(open(sys.argv[2]).read().split("\n")) - {""}
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 2, lines
+for line in lines:
+    path, result = line.split("\t")
+    r = json.loads(result)
+    assert r["label"] in classes and 0 < r["score"] <= 1, r
+' "$TMP/pred.txt" data/mm/classes.txt
+"$SKIFF" predict -c "$RECIPE" "${SHORT[@]}" data/mm/images/nope.png >/dev/null 2>"$TMP/pred_bad.err"; rc=$?
+check "predict of a missing image: fails, names it" bash -c "test $rc -ne 0 && grep -q nope.png '$TMP/pred_bad.err'"
+
+"$SKIFF" export -c "$RECIPE" "${SHORT[@]}" >"$TMP/export.txt" 2>&1; rc=$?
+check "export: exit 0" test "$rc" -eq 0
+check "export: weights, clip.json, vocab.txt" test -s output/clip_synth/inference/model.safetensors -a -s output/clip_synth/inference/clip.json -a -s output/clip_synth/inference/vocab.txt
+
+"$SKIFF" train -c "$RECIPE" "${SHORT[@]}" -o Architecture.patch_size=5 >/dev/null 2>"$TMP/bad.err"; rc=$?
+check "a patch size that does not divide the image: exit 2" test "$rc" -eq 2
+check "... named with the recipe file" grep -q "clip_synth.yml" "$TMP/bad.err"
+"$SKIFF" train -c "$RECIPE" "${SHORT[@]}" -o Train.dataset.captions=data/none.json >/dev/null 2>"$TMP/nodata.err"; rc=$?
+check "missing caption file: names the key and the path" bash -c "test $rc -ne 0 && grep -q 'Train.dataset.captions' '$TMP/nodata.err' && grep -q 'data/none.json' '$TMP/nodata.err'"
+
+echo "$fails failure(s)"
+test "$fails" -eq 0
