@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "framework/core/error.h"
+#include "framework/nn/activation.h"
 #include "framework/nn/attention.h"
 #include "framework/nn/init.h"
 #include "framework/nn/transformer.h"
@@ -30,9 +31,13 @@ void ClipConfig::check() const {
     SKIFF_CHECK(v > 0, "ClipConfig: {} must be positive, got {}", name, v);
   };
   positive(image_size, "image_size");
+  SKIFF_CHECK(vision_type == "vit" || vision_type == "cnn", "ClipConfig: vision_type must be vit or cnn, got '{}'",
+              vision_type);
   positive(patch_size, "patch_size");
-  SKIFF_CHECK(image_size % patch_size == 0, "ClipConfig: image_size {} is not a multiple of patch_size {}", image_size,
-              patch_size);
+  SKIFF_CHECK(vision_type != "vit" || image_size % patch_size == 0,
+              "ClipConfig: image_size {} is not a multiple of patch_size {}", image_size, patch_size);
+  SKIFF_CHECK(!vision_channels.empty(), "ClipConfig: vision_channels is empty");
+  for (int64_t ch : vision_channels) positive(ch, "vision_channels");
   positive(vision_width, "vision_width");
   positive(vision_layers, "vision_layers");
   positive(vision_heads, "vision_heads");
@@ -83,6 +88,34 @@ Tensor VisionTransformer::forward(const Tensor& images) {
   return (*proj)((*ln_post)(squeeze(slice(x, 1, 0, 1), 1)));
 }
 
+ConvTower::ConvTower(const ClipConfig& c) : config_(c) {
+  c.check();
+  stages = register_module("stages", std::make_shared<nn::ModuleList>());
+  int64_t in = 3;
+  for (int64_t out : c.vision_channels) {
+    auto stage = std::make_shared<nn::Sequential>();
+    stage->push_back(std::make_shared<nn::Conv2d>(in, out, std::vector<int64_t>{3}, std::vector<int64_t>{2},
+                                                  std::vector<int64_t>{1}, std::vector<int64_t>{1}, 1, false));
+    stage->push_back(std::make_shared<nn::BatchNorm2d>(out));
+    stage->push_back(std::make_shared<nn::ReLU>());
+    stage->push_back(std::make_shared<nn::Conv2d>(out, out, std::vector<int64_t>{3}, std::vector<int64_t>{1},
+                                                  std::vector<int64_t>{1}, std::vector<int64_t>{1}, 1, false));
+    stage->push_back(std::make_shared<nn::BatchNorm2d>(out));
+    stage->push_back(std::make_shared<nn::ReLU>());
+    stages->push_back(stage);
+    in = out;
+  }
+  proj = register_module("proj", std::make_shared<nn::Linear>(in, c.embed_dim, false));
+}
+
+Tensor ConvTower::forward(const Tensor& images) {
+  SKIFF_CHECK_SHAPE(images.dim() == 4 && images.size(1) == 3, "ConvTower: expected images [B, 3, H, W], got {}",
+                    images.shape());
+  Tensor x = images;
+  for (size_t i = 0; i < stages->size(); ++i) x = stages->at<nn::Sequential>(i)->forward(x);
+  return (*proj)(mean(x, {2, 3}));
+}
+
 TextTransformer::TextTransformer(const ClipConfig& c) : config_(c) {
   c.check();
   const int64_t w = c.text_width;
@@ -123,7 +156,8 @@ Tensor TextTransformer::forward(const Tensor& ids, const Tensor& pad) {
 
 ClipModel::ClipModel(const ClipConfig& c) : config_(c) {
   c.check();
-  visual = register_module("visual", std::make_shared<VisionTransformer>(c));
+  if (c.vision_type == "cnn") visual = register_module("visual", std::make_shared<ConvTower>(c));
+  else visual = register_module("visual", std::make_shared<VisionTransformer>(c));
   text = register_module("text", std::make_shared<TextTransformer>(c));
   logit_scale = register_parameter("logit_scale", full({}, std::log(1.0 / c.init_temperature)));
 }

@@ -17,12 +17,17 @@
 /// parameter starting at log(1 / init_temperature) and clamped at log(max_logit_scale) (CLIP's
 /// 100) where it is used, so it cannot grow without bound.
 ///
+/// Or a CNN image tower (ConvTower): stride-2 stages of convolutions with BatchNorm and ReLU,
+/// the global average and the projection.
+///
 /// State-dict names: visual.{patch_embed.weight, class_embedding, pos_embed, ln_pre, layers.N,
-/// ln_post, proj}, text.{tok_embed.weight, pos_embed, layers.N, ln_final, proj}, logit_scale.
+/// ln_post, proj} (ConvTower: visual.{stages.N.K, proj}), text.{tok_embed.weight, pos_embed,
+/// layers.N, ln_final, proj}, logit_scale.
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "framework/nn/containers.h"
 #include "framework/nn/conv.h"
@@ -33,8 +38,12 @@
 namespace skiff::multimodal {
 
 struct ClipConfig {
-  int64_t image_size = 64;  ///< square input side, a multiple of patch_size
+  int64_t image_size = 64;  ///< square input side, a multiple of patch_size (vit)
+  /// "vit" (VisionTransformer) or "cnn" (ConvTower).
+  std::string vision_type = "vit";
   int64_t patch_size = 8;
+  /// cnn: output channels of the stages, each halving the resolution.
+  std::vector<int64_t> vision_channels{32, 64, 128, 256};
   int64_t vision_width = 128, vision_layers = 4, vision_heads = 4;
   int64_t vocab_size = 0;        ///< the tokenizer's
   int64_t context_length = 16;   ///< longest token sequence
@@ -58,6 +67,23 @@ class VisionTransformer : public nn::Module {
   Tensor class_embedding, pos_embed;
   std::shared_ptr<nn::LayerNorm> ln_pre, ln_post;
   std::shared_ptr<nn::ModuleList> layers;
+  std::shared_ptr<nn::Linear> proj;
+
+ private:
+  ClipConfig config_;
+};
+
+/// The CNN image tower: per stage a 3x3 convolution of stride 2 and a 3x3 convolution of stride
+/// 1, each with BatchNorm and ReLU, then the global average and the projection (no bias).
+/// Children: stages.N.{0..5}, proj.
+class ConvTower : public nn::Module {
+ public:
+  explicit ConvTower(const ClipConfig& c);
+  std::string type_name() const override { return "ConvTower"; }
+  /// images [B, 3, S, S] -> [B, embed_dim] (not normalised).
+  Tensor forward(const Tensor& images) override;
+
+  std::shared_ptr<nn::ModuleList> stages;
   std::shared_ptr<nn::Linear> proj;
 
  private:
@@ -97,7 +123,7 @@ class ClipModel : public nn::Module {
   Tensor forward(const Tensor& x) override;
   const ClipConfig& config() const { return config_; }
 
-  std::shared_ptr<VisionTransformer> visual;
+  std::shared_ptr<nn::Module> visual;  ///< VisionTransformer or ConvTower (ClipConfig::vision_type)
   std::shared_ptr<TextTransformer> text;
   Tensor logit_scale;
 

@@ -11,7 +11,7 @@ RECIPE="$SRC/configs/multimodal/clip_synth.yml"
 cd "$TMP"
 "$SKIFF" mm synth data/mm --train 256 --val 0 --heldout 24 --size 32 --seed 3 -q >/dev/null 2>&1
 SHORT=(-o Global.epoch_num=4 -o Global.print_batch_step=4 -o "Global.eval_batch_step=[0, 8]" -o Architecture.image_size=32
-       -o Architecture.vision.width=32 -o Architecture.vision.layers=1 -o Architecture.vision.heads=2
+       -o "Architecture.vision.channels=[8, 16]"
        -o Architecture.text.width=32 -o Architecture.text.layers=1 -o Architecture.text.heads=2
        -o Architecture.embed_dim=16 -o Train.loader.batch_size_per_card=32)
 
@@ -51,8 +51,8 @@ check "predict of a missing image: fails, names it" bash -c "test $rc -ne 0 && g
 check "export: exit 0" test "$rc" -eq 0
 check "export: weights, clip.json, vocab.txt" test -s output/clip_synth/inference/model.safetensors -a -s output/clip_synth/inference/clip.json -a -s output/clip_synth/inference/vocab.txt
 
-"$SKIFF" train -c "$RECIPE" "${SHORT[@]}" -o Architecture.patch_size=5 >/dev/null 2>"$TMP/bad.err"; rc=$?
-check "a patch size that does not divide the image: exit 2" test "$rc" -eq 2
+"$SKIFF" train -c "$RECIPE" "${SHORT[@]}" -o Architecture.vision.type=vit -o Architecture.patch_size=5 >/dev/null 2>"$TMP/bad.err"; rc=$?
+check "a ViT patch size that does not divide the image: exit 2" test "$rc" -eq 2
 check "... named with the recipe file" grep -q "clip_synth.yml" "$TMP/bad.err"
 "$SKIFF" train -c "$RECIPE" "${SHORT[@]}" -o Train.dataset.captions=data/none.json >/dev/null 2>"$TMP/nodata.err"; rc=$?
 check "missing caption file: names the key and the path" bash -c "test $rc -ne 0 && grep -q 'Train.dataset.captions' '$TMP/nodata.err' && grep -q 'data/none.json' '$TMP/nodata.err'"

@@ -35,6 +35,8 @@ const Schema& schema() {
   static const Schema s = [] {
     auto tower = [](bool text) {
       std::vector<Key> k{Key{.name = "width", .type = Type::Integer, .min = 8},
+                         Key{.name = "type", .type = Type::String, .help = "vit or cnn", .choices = {"vit", "cnn"}},
+                         Key{.name = "channels", .type = Type::Any, .help = "cnn: channels per stage"},
                          Key{.name = "layers", .type = Type::Integer, .min = 1},
                          Key{.name = "heads", .type = Type::Integer, .min = 1}};
       if (text) {
@@ -86,6 +88,8 @@ ClipConfig clip_config(const Recipe& r, int64_t vocab_size) {
   c.patch_size = a.integer("patch_size", c.patch_size, 1);
   c.embed_dim = a.integer("embed_dim", c.embed_dim, 2);
   c.init_temperature = a.number("init_temperature", c.init_temperature);
+  c.vision_type = v.text("type", c.vision_type);
+  c.vision_channels = v.integers("channels", c.vision_channels, 1);
   c.vision_width = v.integer("width", c.vision_width, 8);
   c.vision_layers = v.integer("layers", c.vision_layers, 1);
   c.vision_heads = v.integer("heads", c.vision_heads, 1);
@@ -104,7 +108,8 @@ ClipConfig clip_config(const Recipe& r, int64_t vocab_size) {
 }
 
 nlohmann::json config_json(const ClipConfig& c) {
-  return {{"image_size", c.image_size},       {"patch_size", c.patch_size},       {"vision_width", c.vision_width},
+  return {{"image_size", c.image_size},       {"vision_type", c.vision_type}, {"vision_channels", c.vision_channels},
+          {"patch_size", c.patch_size},       {"vision_width", c.vision_width},
           {"vision_layers", c.vision_layers}, {"vision_heads", c.vision_heads},   {"vocab_size", c.vocab_size},
           {"context_length", c.context_length}, {"text_width", c.text_width},     {"text_layers", c.text_layers},
           {"text_heads", c.text_heads},       {"causal_text", c.causal_text},     {"embed_dim", c.embed_dim},

@@ -54,6 +54,10 @@ TEST(ClipModel, TemperatureStartsAtItsInitAndIsClamped) {
   bad = tiny();
   bad.image_size = 20;  // not a multiple of the patch
   EXPECT_THROW(ClipModel{bad}, ValueError);
+  bad.vision_type = "cnn";  // no patches: fine
+  EXPECT_NO_THROW(ClipModel{bad});
+  bad.vision_type = "resnet";
+  EXPECT_THROW(ClipModel{bad}, ValueError);
 }
 
 TEST(ClipModel, EmbeddingsAreUnitVectorsAndPaddingChangesNothing) {
@@ -80,9 +84,14 @@ TEST(ClipModel, EmbeddingsAreUnitVectorsAndPaddingChangesNothing) {
   }
 }
 
-TEST(ClipModel, ShortTrainingMatchesImagesToTheirCaptions) {
+class ClipTowers : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ClipTowers, ShortTrainingMatchesImagesToTheirCaptions) {
   // Eight flat-coloured images, each paired with a two-token "caption" (colour id, shade id).
-  ClipModel m(tiny());
+  ClipConfig c = tiny();
+  c.vision_type = GetParam();
+  c.vision_channels = {8, 16};
+  ClipModel m(c);
   Generator g(5);
   std::vector<float> px;
   std::vector<int64_t> ids;
@@ -107,6 +116,8 @@ TEST(ClipModel, ShortTrainingMatchesImagesToTheirCaptions) {
   const Tensor sim = matmul(m.encode_image(images), t(m.encode_text(text, Tensor())));
   EXPECT_EQ(argmax(sim, 1).to_vector<int64_t>(), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
 }
+
+INSTANTIATE_TEST_SUITE_P(VisionTypes, ClipTowers, ::testing::Values("vit", "cnn"));
 
 }  // namespace
 }  // namespace skiff::multimodal
