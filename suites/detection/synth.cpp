@@ -12,6 +12,7 @@
 
 #include "framework/core/error.h"
 #include "framework/core/rng.h"
+#include "framework/core/splitmix.h"
 #include "framework/data/image_io.h"
 #include "framework/io/file.h"
 
@@ -20,13 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Poly = std::vector<cv::Point2d>;
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 // Random helpers on skiff's Generator only (std distributions differ between libraries).
 struct Rand {

@@ -15,6 +15,7 @@
 
 #include "framework/core/error.h"
 #include "framework/core/rng.h"
+#include "framework/core/splitmix.h"
 #include "framework/data/image_io.h"
 #include "framework/io/file.h"
 
@@ -22,13 +23,6 @@ namespace skiff::multimodal {
 namespace {
 
 namespace fs = std::filesystem;
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 struct Rand {
   Generator g;
