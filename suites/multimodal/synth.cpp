@@ -41,6 +41,10 @@ const std::vector<std::string>& relation_words() {
 }
 
 std::string plural(const std::string& shape) { return shape == "cross" ? "crosses" : shape + "s"; }
+/// "a" or "an" and the phrase ("an orange star").
+std::string indefinite(const std::string& phrase) {
+  return (std::string("aeiou").find(phrase[0]) != std::string::npos ? "an " : "a ") + phrase;
+}
 std::string number_word(int n) { return n == 2 ? "two" : "three"; }
 
 /// Background: flat, gradient or noise, in greys with a faint tint (never an object colour).
@@ -129,7 +133,7 @@ SynthScene single(Rand& r, SynthSplit split, int size) {
              r.uniform(-0.2, 0.2), shade(r, color));
   const std::string name = object_name(shape, color);
   s.label = name;
-  s.captions = {fmt::format("a {} {}", large ? "large" : "small", name), "a " + name, "one " + name};
+  s.captions = {fmt::format("a {} {}", large ? "large" : "small", name), indefinite(name), "one " + name};
   return s;
 }
 
@@ -172,8 +176,9 @@ SynthScene relation(Rand& r, SynthSplit split, int size) {
   draw_shape(s.image, s2, x2, y2, radius, r.uniform(-0.2, 0.2), shade(r, c2));
   static const int inverse[] = {1, 0, 3, 2};
   const auto& words = relation_words();
-  s.captions = {fmt::format("a {} {} a {}", object_name(s1, c1), words[size_t(rel)], object_name(s2, c2)),
-                fmt::format("a {} {} a {}", object_name(s2, c2), words[size_t(inverse[rel])], object_name(s1, c1))};
+  s.captions = {fmt::format("{} {} {}", indefinite(object_name(s1, c1)), words[size_t(rel)], indefinite(object_name(s2, c2))),
+                fmt::format("{} {} {}", indefinite(object_name(s2, c2)), words[size_t(inverse[rel])],
+                            indefinite(object_name(s1, c1)))};
   return s;
 }
 
@@ -212,7 +217,7 @@ const std::vector<std::string>& synth_words() {
 }
 
 std::vector<std::string> synth_caption_words() {
-  std::set<std::string> w{"a",     "the",  "one",   "two",  "three",   "small",   "large",  "left",
+  std::set<std::string> w{"a",     "an",   "the",  "one",   "two",  "three",   "small",   "large",  "left",
                           "right", "of",   "above", "below", "word",   "written", "in",     "letters",
                           "photo", "picture"};
   for (const std::string& s : synth_shapes()) w.insert(s), w.insert(plural(s));

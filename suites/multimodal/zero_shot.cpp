@@ -3,6 +3,7 @@
 
 #include "framework/core/error.h"
 #include "framework/ops/ops.h"
+#include "suites/multimodal/caption_dataset.h"
 
 namespace skiff::multimodal {
 
@@ -50,13 +51,43 @@ Tensor class_embeddings(ClipModel& model, const text::Tokenizer& tokenizer, cons
     std::vector<std::string> prompts;
     for (const std::string& t : templates) {
       std::string p = t;
-      p.replace(p.find("{}"), 2, name);
+      const size_t at = p.find("{}");
+      p.replace(at, 2, name);
+      // "a {}" before a vowel reads "an {}" (captions say "an orange star").
+      const bool after_a = at == 2 ? p.compare(0, 2, "a ") == 0 : at > 2 && p.compare(at - 3, 3, " a ") == 0;
+      if (after_a && !name.empty() && std::string("aeiouAEIOU").find(name[0]) != std::string::npos) p.insert(at - 1, "n");
       prompts.push_back(std::move(p));
     }
     const CaptionTokens tok = tokenize_captions(tokenizer, prompts, model.config().context_length, end, pad);
     per_class.push_back(mean(model.encode_text(tok.ids, tok.pad), {0}));
   }
   return l2_normalize(stack(per_class, 0));
+}
+
+Tensor embed_image_files(ClipModel& model, const std::vector<std::string>& files, int64_t batch) {
+  NoGradGuard no_grad;
+  std::vector<Tensor> parts;
+  for (size_t s = 0; s < files.size(); s += size_t(batch)) {
+    std::vector<CaptionedImage> chunk;
+    for (size_t i = s; i < std::min(files.size(), s + size_t(batch)); ++i) chunk.push_back({files[i], {}, ""});
+    parts.push_back(model.encode_image(load_images(chunk, model.config().image_size)));
+  }
+  SKIFF_CHECK(!parts.empty(), "embed_image_files: no images");
+  return concat(parts, 0);
+}
+
+Tensor embed_texts(ClipModel& model, const text::Tokenizer& tokenizer, const std::vector<std::string>& texts,
+                   int64_t batch) {
+  const auto [end, pad] = end_and_pad_ids(tokenizer);
+  NoGradGuard no_grad;
+  std::vector<Tensor> parts;
+  for (size_t s = 0; s < texts.size(); s += size_t(batch)) {
+    const std::span<const std::string> chunk(texts.data() + s, std::min(texts.size() - s, size_t(batch)));
+    const CaptionTokens t = tokenize_captions(tokenizer, chunk, model.config().context_length, end, pad);
+    parts.push_back(model.encode_text(t.ids, t.pad));
+  }
+  SKIFF_CHECK(!parts.empty(), "embed_texts: no texts");
+  return concat(parts, 0);
 }
 
 const std::vector<std::string>& default_prompt_templates() {

@@ -35,6 +35,13 @@ std::pair<int32_t, int32_t> end_and_pad_ids(const text::Tokenizer& tokenizer);
 Tensor class_embeddings(ClipModel& model, const text::Tokenizer& tokenizer, const std::vector<std::string>& classes,
                         const std::vector<std::string>& templates);
 
+/// Unit embeddings [N, D] of image files (decoded, resized to the model's input, normalised as
+/// in training) and of texts (as captions), `batch` at a time, under no-grad.
+/// \throws IoError naming an unreadable image.
+Tensor embed_image_files(ClipModel& model, const std::vector<std::string>& files, int64_t batch = 64);
+Tensor embed_texts(ClipModel& model, const text::Tokenizer& tokenizer, const std::vector<std::string>& texts,
+                   int64_t batch = 256);
+
 /// The templates `skiff mm zeroshot` uses by default.
 const std::vector<std::string>& default_prompt_templates();
 

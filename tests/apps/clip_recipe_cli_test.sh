@@ -51,6 +51,57 @@ check "predict of a missing image: fails, names it" bash -c "test $rc -ne 0 && g
 check "export: exit 0" test "$rc" -eq 0
 check "export: weights, clip.json, vocab.txt" test -s output/clip_synth/inference/model.safetensors -a -s output/clip_synth/inference/clip.json -a -s output/clip_synth/inference/vocab.txt
 
+# The exported model in skiff mm zeroshot / embed / search.
+M=(--model_dir output/clip_synth/inference)
+"$SKIFF" mm zeroshot data/mm/images/heldout_000000.png data/mm/images/heldout_000001.png "${M[@]}" \
+  --labels "red circle, blue circle ,yellow square" --topk 2 >"$TMP/zs.txt" 2>"$TMP/zs.err"; rc=$?
+check "mm zeroshot: exit 0" test "$rc" -eq 0
+check "mm zeroshot: per image the top 2 of the 3 labels, best first" python3 -c '
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 2, lines
+for line in lines:
+    f = line.split("\t")
+    assert f[0].endswith(".png") and len(f) == 3, f
+    labels = [x.rsplit(" ", 1) for x in f[1:]]
+    assert all(l in ("red circle", "blue circle", "yellow square") for l, _ in labels), labels
+    scores = [float(s) for _, s in labels]
+    assert scores[0] >= scores[1] and 0 <= sum(scores) <= 1.0001, scores
+' "$TMP/zs.txt"
+"$SKIFF" mm zeroshot data/mm/images/heldout_000000.png "${M[@]}" --labels_file data/mm/classes.txt --json >"$TMP/zs.json"
+check "mm zeroshot --json: 3 labels with scores" python3 -c '
+import json, sys
+r = json.loads(open(sys.argv[1]).read())
+assert r["input_path"].endswith("heldout_000000.png") and len(r["labels"]) == 3 and {"label", "score"} <= set(r["labels"][0])
+' "$TMP/zs.json"
+"$SKIFF" mm zeroshot data/mm/images/heldout_000000.png "${M[@]}" --labels "cat" >/dev/null 2>"$TMP/zs1.err"; rc=$?
+check "mm zeroshot with one label: an error that says why" bash -c "test $rc -ne 0 && grep -q 'at least two class names' '$TMP/zs1.err'"
+"$SKIFF" mm zeroshot data/mm/images/heldout_000000.png --model_dir nowhere --labels "a,b" >/dev/null 2>"$TMP/nodir.err"; rc=$?
+check "mm zeroshot without a model: names the directory" bash -c "test $rc -ne 0 && grep -q nowhere '$TMP/nodir.err'"
+
+"$SKIFF" mm embed --images data/mm/images/heldout_0000*.png "${M[@]}" --output index.safetensors 2>"$TMP/embed.err"; rc=$?
+check "mm embed: exit 0 and a summary" bash -c "test $rc -eq 0 && grep -q 'wrote 24 image embeddings of 16 values to index.safetensors' '$TMP/embed.err'"
+"$SKIFF" mm embed --text "a red star" --text "two green circles" "${M[@]}" --json >"$TMP/embed.json"
+check "mm embed --json: unit vectors" python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["item"] for r in rows] == ["a red star", "two green circles"]
+for r in rows:
+    assert len(r["embedding"]) == 16 and abs(sum(v * v for v in r["embedding"]) - 1) < 1e-4
+' "$TMP/embed.json"
+"$SKIFF" mm search index.safetensors "${M[@]}" --image data/mm/images/heldout_000003.png --topk 3 >"$TMP/search.txt"; rc=$?
+check "mm search: exit 0" test "$rc" -eq 0
+check "mm search: an image finds itself first" python3 -c '
+import sys
+rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
+assert [r[0] for r in rows] == ["1", "2", "3"] and rows[0][2].endswith("heldout_000003.png"), rows
+assert abs(float(rows[0][1]) - 1) < 1e-4 and float(rows[0][1]) >= float(rows[1][1]) >= float(rows[2][1]), rows
+' "$TMP/search.txt"
+"$SKIFF" mm search index.safetensors "${M[@]}" --text "a red star" --topk 2 --json >"$TMP/search.json"; rc=$?
+check "mm search --text --json: ranks" bash -c "test $rc -eq 0 && test \$(grep -c '\"rank\"' '$TMP/search.json') -eq 2"
+"$SKIFF" mm search output/clip_synth/inference/model.safetensors "${M[@]}" --text "a" >/dev/null 2>"$TMP/noindex.err"; rc=$?
+check "mm search on a non-index: says what it lacks" bash -c "test $rc -ne 0 && grep -q 'not an index from skiff mm embed' '$TMP/noindex.err'"
+
 "$SKIFF" train -c "$RECIPE" "${SHORT[@]}" -o Architecture.vision.type=vit -o Architecture.patch_size=5 >/dev/null 2>"$TMP/bad.err"; rc=$?
 check "a ViT patch size that does not divide the image: exit 2" test "$rc" -eq 2
 check "... named with the recipe file" grep -q "clip_synth.yml" "$TMP/bad.err"

@@ -15,6 +15,7 @@
 #include "framework/text/tokenizer.h"
 #include "framework/train/recipe.h"
 #include "suites/multimodal/caption_dataset.h"
+#include "suites/multimodal/clip_files.h"
 #include "suites/multimodal/clip_model.h"
 #include "suites/multimodal/retrieval_metrics.h"
 #include "suites/multimodal/zero_shot.h"
@@ -107,15 +108,6 @@ ClipConfig clip_config(const Recipe& r, int64_t vocab_size) {
   return c;
 }
 
-nlohmann::json config_json(const ClipConfig& c) {
-  return {{"image_size", c.image_size},       {"vision_type", c.vision_type}, {"vision_channels", c.vision_channels},
-          {"patch_size", c.patch_size},       {"vision_width", c.vision_width},
-          {"vision_layers", c.vision_layers}, {"vision_heads", c.vision_heads},   {"vocab_size", c.vocab_size},
-          {"context_length", c.context_length}, {"text_width", c.text_width},     {"text_layers", c.text_layers},
-          {"text_heads", c.text_heads},       {"causal_text", c.causal_text},     {"embed_dim", c.embed_dim},
-          {"init_temperature", c.init_temperature}, {"max_logit_scale", c.max_logit_scale}};
-}
-
 fs::path save_dir(const Recipe& r) { return r.section("Global").text("save_model_dir", "./output/clip"); }
 
 std::unique_ptr<text::Tokenizer> recipe_tokenizer(const Recipe& r) {
@@ -198,7 +190,6 @@ std::map<std::string, double> evaluate_split(ClipModel& model, const text::Token
   }
   // Retrieval both ways over the distinct captions: a caption's correct images are all that
   // have it, an image's correct captions all of its own (synthetic captions repeat across images).
-  const auto [end, pad] = end_and_pad_ids(tok);
   std::vector<std::string> captions;
   std::map<std::string, int64_t> caption_index;
   std::map<std::string, std::vector<int64_t>> holders;
@@ -210,13 +201,7 @@ std::map<std::string, double> evaluate_split(ClipModel& model, const text::Token
       image_captions[i].push_back(it->second);
       holders[c].push_back(int64_t(i));
     }
-  std::vector<Tensor> parts;
-  for (size_t s = 0; s < captions.size(); s += size_t(batch)) {
-    const std::span<const std::string> chunk(captions.data() + s, std::min(captions.size() - s, size_t(batch)));
-    const CaptionTokens tk = tokenize_captions(tok, chunk, model.config().context_length, end, pad);
-    parts.push_back(model.encode_text(tk.ids, tk.pad));
-  }
-  const Tensor txt = concat(parts, 0);
+  const Tensor txt = embed_texts(model, tok, captions, batch);
   std::vector<std::vector<int64_t>> caption_images;
   for (const std::string& c : captions) caption_images.push_back(holders[c]);
   for (const auto& [k, v] : recall_at_k(matmul(txt, t(img)), caption_images)) m[fmt::format("t2i_r{}", k)] = v;
@@ -321,7 +306,7 @@ train::FitResult ClipRecipeRunner::train(const Recipe& r, const train::TrainRequ
   o.metadata["skiff.recipe"] = config::to_yaml(r.root);
   fs::create_directories(o.output_dir);
   io::write_file_atomic(o.output_dir / "config.yml", config::to_yaml(r.root));
-  io::write_file_atomic(o.output_dir / "clip.json", config_json(c).dump(1) + "\n");
+  io::write_file_atomic(o.output_dir / "clip.json", clip_config_json(c).dump(1) + "\n");
   auto opt = train::build_optimizer(r.section("Optimizer"), model.parameters(), o.epochs, per_epoch);
   ClipTask task(model, *tok, std::move(train_data), train_images, std::move(eval_data), eval_images,
                 zero_shot_classes(r), templates(r), batch, eval_batch, seed, *opt.scheduler);
@@ -373,7 +358,7 @@ train::ExportResult ClipRecipeRunner::export_model(const Recipe& r, const fs::pa
   const fs::path weights = g.has("checkpoints") ? fs::path(g.text("checkpoints")) : save_dir(r) / "best_model.safetensors";
   fs::create_directories(dir);
   io::write_file_atomic(dir / "model.safetensors", io::read_file(weights));
-  io::write_file_atomic(dir / "clip.json", config_json(model->config()).dump(1) + "\n");
+  io::write_file_atomic(dir / "clip.json", clip_config_json(model->config()).dump(1) + "\n");
   io::write_file_atomic(dir / "vocab.txt", io::read_file(r.section("Tokenizer").text("vocab")));
   // The exported weights must give the run's embeddings.
   ClipModel copy(model->config());

@@ -71,6 +71,12 @@ TEST(ClassEmbeddings, NormalisedMeanOverTemplates) {
   const Tensor expected = l2_normalize(mean(m.encode_text(t.ids, t.pad), {0}));
   EXPECT_LT(amax(abs(sub(select(e, 0, 1), expected))).item<double>(), 1e-5);
   EXPECT_LT(amax(abs(sub(norm(e, 2.0, {1}), 1.0))).item<double>(), 1e-5);
+  // "a {}" before a vowel reads "an {}", as the captions do.
+  const CaptionTokens an = tokenize_captions(*v.tok, std::vector<std::string>{"an orange star"}, 8, end, pad);
+  EXPECT_LT(amax(abs(sub(select(class_embeddings(m, *v.tok, {"orange star"}, {"a {}"}), 0, 0),
+                         select(m.encode_text(an.ids, an.pad), 0, 0))))
+                .item<double>(),
+            1e-5);
   EXPECT_THROW(class_embeddings(m, *v.tok, classes, {"no placeholder"}), ValueError);
   EXPECT_THROW(class_embeddings(m, *v.tok, {}, templates), ValueError);
 }

@@ -1,0 +1,31 @@
+#pragma once
+/// \file clip_files.h
+/// A trained dual encoder on disk, as `skiff export -c configs/multimodal/...` writes it and the
+/// `skiff mm` commands read it: DIR/model.safetensors (the weights), DIR/clip.json (ClipConfig)
+/// and DIR/vocab.txt (the tokenizer). A training run directory works too (best_model.safetensors
+/// beside clip.json, the vocabulary named by its config.yml's Tokenizer.vocab).
+
+#include <filesystem>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "framework/text/tokenizer.h"
+#include "suites/multimodal/clip_model.h"
+
+namespace skiff::multimodal {
+
+nlohmann::json clip_config_json(const ClipConfig& c);
+/// \throws ValueError naming `file` and the field for a missing or bad value.
+ClipConfig clip_config_from_json(const nlohmann::json& j, const std::string& file);
+
+struct LoadedClip {
+  std::unique_ptr<ClipModel> model;  ///< in eval mode
+  std::unique_ptr<text::Tokenizer> tokenizer;
+};
+
+/// \throws IoError naming the directory and the missing file; ValueError for files that do not
+///         fit together (weights of another shape).
+LoadedClip load_clip_model(const std::filesystem::path& dir);
+
+}  // namespace skiff::multimodal
