@@ -2,10 +2,11 @@
 # Runs skiff_train_bench and its PyTorch twin (bench/pytorch_train.py) on this
 # machine, one after the other, and prints skiff/PyTorch time ratios per training
 # step (forward + backward + AdamW; < 1 means skiff is faster).
-#   bench/compare_train.sh [threads, default 1,2] [filter: crnn|gpt|resnet8|picodet|encoder]
+#   bench/compare_train.sh [threads, default 1,2] [filter: crnn|gpt|resnet8|picodet|encoder|clip]
 #   env: BUILD_DIR (build)
 # Both sides must train the same model: the report compares the number of trained
-# parameters (and parameter tensors) of each case and says so when they differ; rows
+# parameters of each case and fails when they differ (a different tensor count alone is
+# noted: PyTorch joins attention's q/k/v weights into one tensor); rows
 # one side lacks are listed, not dropped. The peer runs without this machine's
 # OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE (bench/peer_env.sh) and prints its OpenBLAS core.
 set -euo pipefail
@@ -21,7 +22,7 @@ trap 'rm -rf "$OUT"' EXIT
 # Each (model, threads) pair runs skiff then PyTorch back to back, so a change in
 # machine load between pairs affects both sides alike (check `uptime` first).
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-for model in crnn gpt resnet8 picodet encoder; do
+for model in crnn gpt resnet8 picodet encoder clip; do
   [[ -n "$FILTER" && "$model" != *"$FILTER"* ]] && continue
   for nt in ${THREADS//,/ }; do
     "$BUILD_DIR/bin/skiff_train_bench" --threads-list "$nt" --filter "$model" --json >> "$OUT/skiff.jsonl"
@@ -46,10 +47,15 @@ for key in sorted(set(s) | set(t), key=lambda k: (k[1], k[0])):
               f"{(r['seconds']*1e3 if b else float('nan')):>11.1f}{'-':>8}  only {'skiff' if a else 'PyTorch'} ran it")
         continue
     note = ""
-    if (a.get("params"), a.get("param_tensors")) != (b.get("params"), b.get("param_tensors")):
+    if a.get("params") != b.get("params"):
         note = (f"NOT THE SAME MODEL: skiff trains {a.get('params')} parameters in {a.get('param_tensors')} tensors, "
                 f"PyTorch {b.get('params')} in {b.get('param_tensors')}")
         status = 1
+    elif a.get("param_tensors") != b.get("param_tensors"):
+        # The same parameters split into other tensors: attention's q, k, v weights are three
+        # tensors in skiff and one in_proj_weight in PyTorch.
+        note = (f"same {a.get('params')} parameters, in {a.get('param_tensors')} tensors (skiff) vs "
+                f"{b.get('param_tensors')} (PyTorch: attention's q/k/v joined)")
     print(f"{key[0]:<12}{key[1]:>4}{a['seconds']*1e3:>11.1f}{b['seconds']*1e3:>11.1f}{a['seconds']/b['seconds']:>8.2f}  {note}")
 sys.exit(status)
 PY

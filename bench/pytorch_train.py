@@ -7,6 +7,7 @@ with the OpenMP OpenBLAS) and prints skiff/PyTorch ratios.
     pytorch_train.py [threads, default 1,2] [filter]
 """
 import json
+import math
 import statistics
 import sys
 import time
@@ -406,8 +407,62 @@ def make_encoder():
     return train_step(m, lambda: F.cross_entropy(m(ids, pad), y))
 
 
+class ClipCnn(nn.Module):
+    """The multimodal suite's dual encoder (configs/multimodal/clip_synth.yml)."""
+    vocab, ctx, width, embed = 50, 16, 128, 64
+
+    def __init__(self):
+        super().__init__()
+        stages, cin = [], 3
+        for c in (32, 64, 128, 256):
+            stages += [nn.Conv2d(cin, c, 3, 2, 1, bias=False), nn.BatchNorm2d(c), nn.ReLU(),
+                       nn.Conv2d(c, c, 3, 1, 1, bias=False), nn.BatchNorm2d(c), nn.ReLU()]
+            cin = c
+        self.stages = nn.Sequential(*stages)
+        self.vproj = nn.Linear(cin, self.embed, bias=False)
+        self.tok = nn.Embedding(self.vocab, self.width)
+        self.pos = nn.Parameter(torch.randn(self.ctx, self.width) * 0.01)
+        self.layers = nn.ModuleList(
+            nn.TransformerEncoderLayer(self.width, 4, 4 * self.width, 0.0, activation="gelu", batch_first=True,
+                                       norm_first=True) for _ in range(3))
+        self.ln = nn.LayerNorm(self.width)
+        self.tproj = nn.Linear(self.width, self.embed, bias=False)
+        self.logit_scale = nn.Parameter(torch.tensor(math.log(1 / 0.07)))
+
+    def image(self, x):
+        return F.normalize(self.vproj(self.stages(x).mean((2, 3))), dim=-1)
+
+    def text(self, ids, pad):
+        t = ids.shape[1]
+        h = self.tok(ids) + self.pos[:t]
+        causal = torch.triu(torch.full((t, t), float("-inf")), 1)
+        for layer in self.layers:
+            h = layer(h, src_mask=causal, src_key_padding_mask=pad)
+        h = self.ln(h)
+        last = (~pad).sum(1) - 1
+        return F.normalize(self.tproj(h[torch.arange(ids.shape[0]), last]), dim=-1)
+
+    def loss(self, x, ids, pad):
+        logits = self.image(x) @ self.text(ids, pad).T * self.logit_scale.clamp(max=math.log(100)).exp()
+        y = torch.arange(x.shape[0])
+        return (F.cross_entropy(logits, y) + F.cross_entropy(logits.T, y)) / 2
+
+
+def make_clip():
+    m = ClipCnn()
+    x = torch.randn(64, 3, 64, 64)
+    ids = torch.zeros(64, 9, dtype=torch.long)
+    pad = torch.ones(64, 9, dtype=torch.bool)
+    for r in range(64):  # the same rows as train_bench.cpp
+        n = 3 + (r * 5) % 7
+        for j in range(n):
+            ids[r, j] = 3 if j + 1 == n else 5 + (r * 7 + j * 11) % 45
+            pad[r, j] = False
+    return train_step(m, lambda: m.loss(x, ids, pad))
+
+
 CASES = {"crnn": make_crnn, "gpt": make_gpt, "resnet8": make_resnet8, "picodet": make_picodet,
-         "encoder": make_encoder}
+         "encoder": make_encoder, "clip": make_clip}
 
 
 def median_seconds(step, warmup=2, reps=5, min_time=2.0):

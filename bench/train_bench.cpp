@@ -1,5 +1,5 @@
 // skiff_train_bench: training-step timings (forward + backward + AdamW step) of
-// three small models, the same ones bench/pytorch_train.py builds in PyTorch
+// small models, the same ones bench/pytorch_train.py builds in PyTorch
 // (bench/compare_train.sh prints the ratios):
 //   crnn    CRNN-style recognizer: x [32, 3, 48, 320]; 6 conv-bn-relu blocks to 256
 //           channels, height pooled to 1 (80 steps), 2-layer BiLSTM of width 256,
@@ -15,6 +15,12 @@
 //           builds it: vocab 8003, 2 pre-norm layers, d_model 128, 4 heads, ffn 512,
 //           dropout 0.1, [CLS] tanh pooler, 2 classes; batch 32 of up to 128 tokens,
 //           rows of lengths 48..128 padded (the padding mask in every layer)
+//   clip    the multimodal suite's dual encoder as configs/multimodal/clip_synth.yml builds
+//           it: CNN image tower (stages 32, 64, 128, 256 of two 3x3 conv-bn-relu, the
+//           first of stride 2; global average; projection 64), causal text transformer
+//           (vocab 50, 16 positions, 3 pre-norm layers, d_model 128, 4 heads, ffn 512, no
+//           dropout, end-token feature, projection 64), learnable temperature, symmetric
+//           InfoNCE; batch 64 of 64x64 images and captions of 3..9 tokens padded to 9
 // Timing: `--warmup` steps, then the median of at least `--reps` steps (and at
 // least --min-time seconds).
 //
@@ -38,6 +44,7 @@
 #include "framework/optim/optimizers.h"
 #include "suites/detection/train/gfl_loss.h"
 #include "suites/detection/train/picodet.h"
+#include "suites/multimodal/clip_model.h"
 #include "suites/nlp/encoder/heads.h"
 
 namespace skiff::bench {
@@ -271,6 +278,28 @@ std::vector<Case> cases() {
          Tensor x = from_vector(ids, {32, 128}), y = from_vector(labels);
          Tensor pad = padding_mask(x, c.pad_id());
          return train_step(m, [=] { return cross_entropy(m->forward(x, pad), y); });
+       }},
+      {"clip",
+       [] {
+         using namespace skiff::multimodal;
+         ClipConfig c;
+         c.vision_type = "cnn";
+         c.vocab_size = 50;
+         auto m = std::make_shared<ClipModel>(c);
+         Generator g(0);
+         Tensor images = randn({64, 3, 64, 64}, DType::Float32, &g);
+         // Captions of 3..9 tokens ending in the end token (3), padded with 0 to 9.
+         std::vector<int64_t> ids(64 * 9, 0);
+         std::vector<bool> pad(64 * 9, true);
+         for (int64_t r = 0; r < 64; ++r) {
+           const int64_t len = 3 + (r * 5) % 7;
+           for (int64_t j = 0; j < len; ++j) {
+             ids[size_t(r * 9 + j)] = j + 1 == len ? 3 : 5 + (r * 7 + j * 11) % 45;
+             pad[size_t(r * 9 + j)] = false;
+           }
+         }
+         Tensor x = from_vector(ids, {64, 9}), mask = from_vector(pad, {64, 9});
+         return train_step(m, [=] { return clip_loss(m->encode_image(images), m->encode_text(x, mask), m->logit_scale_value()); });
        }},
   };
 }
