@@ -50,6 +50,13 @@ check "predict of a missing image: fails, names it" bash -c "test $rc -ne 0 && g
 "$SKIFF" export -c "$RECIPE" "${SHORT[@]}" >"$TMP/export.txt" 2>&1; rc=$?
 check "export: exit 0" test "$rc" -eq 0
 check "export: weights, clip.json, vocab.txt" test -s output/clip_synth/inference/model.safetensors -a -s output/clip_synth/inference/clip.json -a -s output/clip_synth/inference/vocab.txt
+check "export: both towers as ONNX and inference.yml" test -s output/clip_synth/inference/image_encoder.onnx -a -s output/clip_synth/inference/text_encoder.onnx -a -s output/clip_synth/inference/inference.yml
+check "export: the ONNX towers give the trained embeddings" python3 -c '
+import re, sys
+m = re.search(r"max abs diff ([0-9.e+-]+)", open(sys.argv[1]).read())
+assert m and float(m.group(1)) < 1e-4, m
+' "$TMP/export.txt"
+check "export: inference.yml says how to feed the towers" bash -c "grep -q 'context_length: 16' output/clip_synth/inference/inference.yml && grep -q 'channel_order: RGB' output/clip_synth/inference/inference.yml"
 
 # The exported model in skiff mm zeroshot / embed / search.
 M=(--model_dir output/clip_synth/inference)

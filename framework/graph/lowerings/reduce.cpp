@@ -1,5 +1,6 @@
 // ONNX lowerings of the reductions (framework/ops/reduce/).
 #include <algorithm>
+#include <cmath>
 
 #include "framework/graph/lowering.h"
 #include "framework/graph/onnx_import.h"
@@ -61,6 +62,35 @@ void lower_cumsum(LoweringContext& c) {
                c.flags(0));
 }
 
+/// The p-norm over attr "dims": ReduceL2 for p = 2, the sum of |x| for p = 1 (skiff's own
+/// engine has no ReduceL1), the largest / smallest |x|
+/// for p = inf / -inf, (sum |x|^p)^(1/p) for other p > 0. p <= 0 (a count of non-zeros, or
+/// worse) has no lowering.
+void lower_norm(LoweringContext& c) {
+  const auto& dims = c.attrs().get_ints("dims");
+  const bool keep = c.attrs().get_bool("keepdim");
+  const double p = c.attrs().get_float("p");
+  const std::string& x = c.value(0);
+  auto reduce = [&](const std::string& type, const std::string& in) {
+    return type == "ReduceSum" ? c.node(type, {in, c.const_ints(dims)}, {{"keepdims", int64_t(keep)}})
+                               : c.node(type, {in}, {{"axes", dims}, {"keepdims", int64_t(keep)}});
+  };
+  std::string out;
+  if (p == 2.0) {
+    out = reduce("ReduceL2", x);
+  } else if (p == 1.0) {
+    out = reduce("ReduceSum", c.node("Abs", {x}, {}));
+  } else if (std::isinf(p)) {
+    out = reduce(p > 0 ? "ReduceMax" : "ReduceMin", c.node("Abs", {x}, {}));
+  } else {
+    SKIFF_CHECK_T(NotImplementedError, p > 0, "trace: 'norm' with p = {} has no ONNX lowering (p > 0 and +-inf do)", p);
+    const std::string exponent = c.constant(full({}, p, c.input(0).dtype()));
+    const std::string inverse = c.constant(full({}, 1.0 / p, c.input(0).dtype()));
+    out = c.node("Pow", {reduce("ReduceSum", c.node("Pow", {c.node("Abs", {x}, {}), exponent}, {})), inverse}, {});
+  }
+  c.set_output(0, out, reduced_flags(c.flags(0), dims, keep));
+}
+
 }  // namespace
 
 SKIFF_REGISTER_LOWERING(sum, reduction("ReduceSum"));
@@ -74,6 +104,6 @@ SKIFF_REGISTER_LOWERING(cumsum, lower_cumsum);
 
 SKIFF_NOT_EXPORTABLE(var, "'var' has no ONNX lowering: ONNX has no variance op (a ReduceMean of squared "
                           "deviations could express it; none is written yet)");
-SKIFF_NOT_EXPORTABLE(norm, "'norm' has no ONNX lowering yet (ReduceL1/ReduceL2 could express p = 1 and 2)");
+SKIFF_REGISTER_LOWERING(norm, lower_norm);
 
 }  // namespace skiff::graph

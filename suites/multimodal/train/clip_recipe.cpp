@@ -7,7 +7,12 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include <yaml-cpp/yaml.h>
+
 #include "framework/config/config.h"
+#include "framework/engine/predictor.h"
+#include "framework/graph/onnx_export.h"
+#include "framework/graph/trace.h"
 #include "framework/core/error.h"
 #include "framework/core/rng.h"
 #include "framework/io/file.h"
@@ -360,17 +365,66 @@ train::ExportResult ClipRecipeRunner::export_model(const Recipe& r, const fs::pa
   io::write_file_atomic(dir / "model.safetensors", io::read_file(weights));
   io::write_file_atomic(dir / "clip.json", clip_config_json(model->config()).dump(1) + "\n");
   io::write_file_atomic(dir / "vocab.txt", io::read_file(r.section("Tokenizer").text("vocab")));
-  // The exported weights must give the run's embeddings.
-  ClipModel copy(model->config());
+  // Both towers as ONNX: image [batch, 3, S, S] -> embedding; ids and pad [batch, context_length]
+  // (rows padded to the full context: the causal mask and positions are traced at that length).
+  const ClipConfig& c = model->config();
+  const int64_t s = c.image_size, t = c.context_length;
+  graph::export_onnx(graph::trace(model.get(), [&](const std::vector<Tensor>& in) { return std::vector<Tensor>{model->encode_image(in[0])}; },
+                                  {zeros({1, 3, s, s})},
+                                  {.dynamic_batch = true, .input_names = {"image"}, .output_names = {"embedding"},
+                                   .graph_name = "skiff_clip_image"}),
+                     (dir / "image_encoder.onnx").string());
+  graph::export_onnx(graph::trace(model.get(), [&](const std::vector<Tensor>& in) { return std::vector<Tensor>{model->encode_text(in[0], in[1])}; },
+                                  {zeros({1, t}, DType::Int64), zeros({1, t}, DType::Bool)},
+                                  {.dynamic_batch = true, .input_names = {"ids", "pad"}, .output_names = {"embedding"},
+                                   .graph_name = "skiff_clip_text"}),
+                     (dir / "text_encoder.onnx").string());
+  const auto [end, pad] = end_and_pad_ids(*tok);
+  YAML::Node yml;
+  yml["arch"] = "CLIP";
+  yml["embed_dim"] = c.embed_dim;
+  yml["logit_scale"] = model->logit_scale_value().item<double>();
+  YAML::Node pre;
+  pre["size"] = s;
+  pre["channel_order"] = "RGB";
+  pre["scale"] = 1.0 / 255.0;
+  pre["mean"] = std::vector<double>{0.5, 0.5, 0.5};
+  pre["std"] = std::vector<double>{0.25, 0.25, 0.25};
+  pre["layout"] = "NCHW";
+  yml["ImagePreprocess"] = pre;
+  YAML::Node text;
+  text["vocab"] = "vocab.txt";
+  text["context_length"] = t;
+  text["end_id"] = end;
+  text["pad_id"] = pad;
+  text["note"] = "ids cut to context_length - 1, then end_id, padded with pad_id to context_length; pad is true there";
+  yml["TextPreprocess"] = text;
+  io::write_file_atomic(dir / "inference.yml", config::to_yaml(yml));
+
+  // The exported files must give the run's embeddings.
+  ClipModel copy(c);
   train::load_weights(copy, dir / "model.safetensors");
   copy.eval();
   Generator gen(1);
-  const Tensor probe = randn({2, 3, model->config().image_size, model->config().image_size}, DType::Float32, &gen);
+  const Tensor probe = randn({2, 3, s, s}, DType::Float32, &gen);
+  const std::vector<std::string> captions{"a red star", "two green circles left of a blue square"};
+  const std::vector<std::string> padded_rows{captions[0], captions[1]};
+  CaptionTokens tk = tokenize_captions(*tok, padded_rows, t, end, pad);
+  if (tk.ids.size(1) < t) {  // to the full context, as the ONNX text tower takes it
+    tk.ids = skiff::pad(tk.ids, {0, t - tk.ids.size(1)}, "constant", double(pad));
+    tk.pad = skiff::to(skiff::pad(skiff::to(tk.pad, DType::Int64), {0, t - tk.pad.size(1)}, "constant", 1.0), DType::Bool);
+  }
   NoGradGuard no_grad;
+  const Tensor eager_image = model->encode_image(probe), eager_text = model->encode_text(tk.ids, tk.pad);
+  double diff = amax(abs(sub(eager_image, copy.encode_image(probe)))).item<double>();
+  engine::Predictor image_onnx((dir / "image_encoder.onnx").string()), text_onnx((dir / "text_encoder.onnx").string());
+  diff = std::max(diff, amax(abs(sub(eager_image, image_onnx.run(std::vector<Tensor>{probe})[0]))).item<double>());
+  diff = std::max(diff, amax(abs(sub(eager_text, text_onnx.run(std::vector<Tensor>{tk.ids, tk.pad})[0]))).item<double>());
   train::ExportResult result;
-  result.files = {dir / "model.safetensors", dir / "clip.json", dir / "vocab.txt"};
-  result.max_abs_diff = amax(abs(sub(model->encode_image(probe), copy.encode_image(probe)))).item<double>();
-  result.check = "exported vs trained image embeddings";
+  result.files = {dir / "model.safetensors", dir / "clip.json", dir / "vocab.txt", dir / "image_encoder.onnx",
+                  dir / "text_encoder.onnx", dir / "inference.yml"};
+  result.max_abs_diff = diff;
+  result.check = "ONNX towers and exported weights vs the trained model";
   return result;
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "framework/core/rng.h"
 #include "framework/engine/predictor.h"
@@ -218,6 +219,28 @@ TEST(Trace, TilingConvTransposeAndPixelShuffleRoundTrip) {
     ASSERT_EQ(got.shape(), (Shape{batch, 1, 6, 45}));
     EXPECT_LE(max_abs_diff(got, want), 1e-5) << "batch " << batch;
   }
+}
+
+// norm lowers to ReduceL2, Abs + ReduceSum / ReduceMax / ReduceMin, or Pow / ReduceSum / Pow.
+TEST(Trace, NormsOfEveryOrderRoundTrip) {
+  Generator gen(13);
+  for (double p : {2.0, 1.0, 3.0, 0.5, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()}) {
+    SCOPED_TRACE(p);
+    auto f = [p](const std::vector<Tensor>& in) {
+      return std::vector<Tensor>{norm(in[0], p, {1}, true), norm(in[0], p, {0, 2})};
+    };
+    TraceOptions opt;
+    opt.dynamic_batch = true;
+    Graph g = trace(nullptr, f, {randn({2, 5, 3}, DType::Float32, &gen)}, opt);
+    engine::Predictor pred(import_onnx_bytes(export_onnx_bytes(g), "norms"));
+    Tensor x = randn({2, 5, 3}, DType::Float32, &gen);
+    auto got = pred.run(std::vector<Tensor>{x});
+    auto want = f({x});
+    for (size_t k = 0; k < 2; ++k) EXPECT_LE(max_abs_diff(got.at(k), want.at(k)), 1e-5) << "output " << k;
+  }
+  EXPECT_THROW(trace(nullptr, [](const std::vector<Tensor>& in) { return std::vector<Tensor>{norm(in[0], 0.0)}; },
+                     {randn({2, 3})}),
+               NotImplementedError);
 }
 
 TEST(Trace, OutputThatIsAnInputGetsAnIdentity) {
