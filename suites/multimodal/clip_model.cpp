@@ -108,13 +108,15 @@ ConvTower::ConvTower(const ClipConfig& c) : config_(c) {
   proj = register_module("proj", std::make_shared<nn::Linear>(in, c.embed_dim, false));
 }
 
-Tensor ConvTower::forward(const Tensor& images) {
+Tensor ConvTower::feature_map(const Tensor& images) {
   SKIFF_CHECK_SHAPE(images.dim() == 4 && images.size(1) == 3, "ConvTower: expected images [B, 3, H, W], got {}",
                     images.shape());
   Tensor x = images;
   for (size_t i = 0; i < stages->size(); ++i) x = stages->at<nn::Sequential>(i)->forward(x);
-  return (*proj)(mean(x, {2, 3}));
+  return x;
 }
+
+Tensor ConvTower::forward(const Tensor& images) { return (*proj)(mean(feature_map(images), {2, 3})); }
 
 TextTransformer::TextTransformer(const ClipConfig& c) : config_(c) {
   c.check();

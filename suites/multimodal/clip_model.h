@@ -82,6 +82,8 @@ class ConvTower : public nn::Module {
   std::string type_name() const override { return "ConvTower"; }
   /// images [B, 3, S, S] -> [B, embed_dim] (not normalised).
   Tensor forward(const Tensor& images) override;
+  /// The last stage's feature map [B, C, S / 2^stages, S / 2^stages] (what forward() pools).
+  Tensor feature_map(const Tensor& images);
 
   std::shared_ptr<nn::ModuleList> stages;
   std::shared_ptr<nn::Linear> proj;
