@@ -52,33 +52,89 @@ ClipConfig clip_config_from_json(const nlohmann::json& j, const std::string& fil
   return c;
 }
 
-LoadedClip load_clip_model(const fs::path& dir) {
+namespace {
+
+/// The files of a model directory: its JSON config (parsed), weights and vocabulary.
+struct ModelFiles {
+  nlohmann::json config;
+  fs::path config_file, weights, vocab;
+};
+
+ModelFiles model_files(const fs::path& dir, const std::string& config_name, const std::string& what) {
   SKIFF_CHECK_T(IoError, fs::is_directory(dir), "{}: no such model directory (skiff export -c "
-                "configs/multimodal/clip_synth.yml writes one)", dir.string());
-  const fs::path config = dir / "clip.json";
-  SKIFF_CHECK_T(IoError, fs::exists(config), "{}: no clip.json", dir.string());
-  fs::path weights = dir / "model.safetensors", vocab = dir / "vocab.txt";
-  if (!fs::exists(weights)) weights = dir / "best_model.safetensors";  // a training run's directory
-  if (!fs::exists(vocab) && fs::exists(dir / "config.yml")) {
+                "configs/multimodal/{}.yml writes one)", dir.string(), what);
+  ModelFiles f;
+  f.config_file = dir / config_name;
+  SKIFF_CHECK_T(IoError, fs::exists(f.config_file), "{}: no {}", dir.string(), config_name);
+  f.weights = dir / "model.safetensors";
+  f.vocab = dir / "vocab.txt";
+  if (!fs::exists(f.weights)) f.weights = dir / "best_model.safetensors";  // a training run's directory
+  if (!fs::exists(f.vocab) && fs::exists(dir / "config.yml")) {
     const YAML::Node recipe = YAML::LoadFile((dir / "config.yml").string());
-    if (recipe["Tokenizer"] && recipe["Tokenizer"]["vocab"]) vocab = recipe["Tokenizer"]["vocab"].as<std::string>();
+    if (recipe["Tokenizer"] && recipe["Tokenizer"]["vocab"]) f.vocab = recipe["Tokenizer"]["vocab"].as<std::string>();
   }
-  SKIFF_CHECK_T(IoError, fs::exists(weights), "{}: no model.safetensors (or best_model.safetensors)", dir.string());
-  SKIFF_CHECK_T(IoError, fs::exists(vocab), "{}: no vocab.txt", dir.string());
-  nlohmann::json j;
+  SKIFF_CHECK_T(IoError, fs::exists(f.weights), "{}: no model.safetensors (or best_model.safetensors)", dir.string());
+  SKIFF_CHECK_T(IoError, fs::exists(f.vocab), "{}: no vocab.txt", dir.string());
   try {
-    j = nlohmann::json::parse(io::read_file(config));
+    f.config = nlohmann::json::parse(io::read_file(f.config_file));
   } catch (const nlohmann::json::exception& e) {
-    SKIFF_THROW(ValueError, "{}: not JSON: {}", config.string(), e.what());
+    SKIFF_THROW(ValueError, "{}: not JSON: {}", f.config_file.string(), e.what());
   }
+  return f;
+}
+
+std::unique_ptr<text::Tokenizer> model_tokenizer(const ModelFiles& f, int64_t vocab_size) {
+  auto tok = text::load_tokenizer(f.vocab);
+  end_and_pad_ids(*tok);
+  SKIFF_CHECK(vocab_size == tok->vocab_size(), "{}: vocab_size {} but {} holds {} tokens", f.config_file.string(),
+              vocab_size, f.vocab.string(), tok->vocab_size());
+  return tok;
+}
+
+}  // namespace
+
+LoadedClip load_clip_model(const fs::path& dir) {
+  const ModelFiles f = model_files(dir, "clip.json", "clip_synth");
   LoadedClip out;
-  out.tokenizer = text::load_tokenizer(vocab);
-  end_and_pad_ids(*out.tokenizer);
-  out.model = std::make_unique<ClipModel>(clip_config_from_json(j, config.string()));
-  SKIFF_CHECK(out.model->config().vocab_size == out.tokenizer->vocab_size(),
-              "{}: vocab_size {} but {} holds {} tokens", config.string(), out.model->config().vocab_size,
-              vocab.string(), out.tokenizer->vocab_size());
-  train::load_weights(*out.model, weights);
+  out.model = std::make_unique<ClipModel>(clip_config_from_json(f.config, f.config_file.string()));
+  out.tokenizer = model_tokenizer(f, out.model->config().vocab_size);
+  train::load_weights(*out.model, f.weights);
+  out.model->eval();
+  return out;
+}
+
+nlohmann::json captioner_config_json(const CaptionerConfig& c) {
+  return {{"image_size", c.image_size}, {"vision_channels", c.vision_channels}, {"width", c.width},
+          {"layers", c.layers},         {"heads", c.heads},                     {"vocab_size", c.vocab_size},
+          {"context_length", c.context_length}};
+}
+
+CaptionerConfig captioner_config_from_json(const nlohmann::json& j, const std::string& file) {
+  SKIFF_CHECK(j.is_object(), "{}: expected a JSON object", file);
+  CaptionerConfig c;
+  try {
+    c.image_size = j.at("image_size").get<int64_t>();
+    c.vision_channels = j.at("vision_channels").get<std::vector<int64_t>>();
+    c.width = j.at("width").get<int64_t>();
+    c.layers = j.at("layers").get<int64_t>();
+    c.heads = j.at("heads").get<int64_t>();
+    c.vocab_size = j.at("vocab_size").get<int64_t>();
+    c.context_length = j.at("context_length").get<int64_t>();
+    c.check();
+  } catch (const nlohmann::json::exception& e) {
+    SKIFF_THROW(ValueError, "{}: {}", file, e.what());
+  } catch (const ValueError& e) {
+    SKIFF_THROW(ValueError, "{}: {}", file, e.what());
+  }
+  return c;
+}
+
+LoadedCaptioner load_captioner(const fs::path& dir) {
+  const ModelFiles f = model_files(dir, "captioner.json", "caption_synth");
+  LoadedCaptioner out;
+  out.model = std::make_unique<Captioner>(captioner_config_from_json(f.config, f.config_file.string()));
+  out.tokenizer = model_tokenizer(f, out.model->config().vocab_size);
+  train::load_weights(*out.model, f.weights);
   out.model->eval();
   return out;
 }

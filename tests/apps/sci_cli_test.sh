@@ -94,7 +94,7 @@ check "skiff eval (pinn) before training: exit 5" test "$rc" -eq 5
 sed '/^task:/d' "$ROOT/configs/science/heat.yml" >"$TMP/notask.yml"
 "$SKIFF" train -c "$TMP/notask.yml" >/dev/null 2>"$TMP/notask.err"; rc=$?
 check "skiff train without a task: exit 2" test "$rc" -eq 2
-check "skiff train without a task: lists the tasks" grep -q "names no task.*known: causal_lm, clip, det, detection, masked_lm, operator, pinn, rec, text_classification" "$TMP/notask.err"
+check "skiff train without a task: lists the tasks" grep -q "names no task.*known: caption, causal_lm, clip, det, detection, masked_lm, operator, pinn, rec, text_classification" "$TMP/notask.err"
 
 # A neural operator (task: operator): the shipped FNO recipe, shortened.
 "$SKIFF" --threads 1 sci train -c "$ROOT/configs/science/fno_burgers.yml" -o data.train_samples=60 \

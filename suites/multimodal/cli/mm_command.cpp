@@ -15,6 +15,8 @@
 #include "framework/io/file.h"
 #include "framework/io/safetensors.h"
 #include "framework/ops/ops.h"
+#include "suites/multimodal/beam_search.h"
+#include "suites/multimodal/caption_dataset.h"
 #include "suites/multimodal/clip_files.h"
 #include "suites/multimodal/synth.h"
 #include "suites/multimodal/zero_shot.h"
@@ -165,6 +167,40 @@ void run_search(const SearchOptions& o) {
   }
 }
 
+struct CaptionOptions {
+  std::vector<std::string> images;
+  std::string model_dir = "output/caption_synth/inference";
+  int beam = 3, max_len = 15;
+  double length_penalty = 1.0;
+  bool json = false;
+};
+
+void run_caption(const CaptionOptions& o) {
+  LoadedCaptioner cap = load_captioner(o.model_dir);
+  const int32_t start = cap.tokenizer->token_to_id("[CLS]");
+  const auto [end, pad] = end_and_pad_ids(*cap.tokenizer);
+  SKIFF_CHECK(start >= 0, "{}: the captioner needs a [CLS] token to start captions", cap.tokenizer->source());
+  NoGradGuard no_grad;
+  for (const std::string& image : o.images) {
+    std::vector<CaptionedImage> one{{image, {}, ""}};
+    const Tensor mem = cap.model->memory(load_images(one, cap.model->config().image_size));
+    const auto hyps = beam_search(cap.model->next_token_log_probs(mem), start, end,
+                                  std::min<int64_t>(o.max_len, cap.model->config().context_length - 1), o.beam,
+                                  o.length_penalty);
+    std::string text;
+    for (int64_t id : hyps.empty() ? std::vector<int64_t>{} : hyps[0].tokens) {
+      if (id == end) break;
+      if (id != pad && id != start) text += (text.empty() ? "" : " ") + cap.tokenizer->id_to_token(int32_t(id));
+    }
+    if (o.json)
+      fmt::print("{}\n", nlohmann::json{{"input_path", image}, {"caption", text},
+                                        {"log_prob", hyps.empty() ? 0.0 : std::round(hyps[0].log_prob * 1e4) / 1e4}}
+                              .dump());
+    else
+      fmt::print("{}\t{}\n", image, text);
+  }
+}
+
 void add_model_commands(CLI::App& mm) {
   const std::string model_help = "A trained dual encoder: model.safetensors, clip.json, vocab.txt (skiff export -c "
                                  "configs/multimodal/clip_synth.yml writes output/clip_synth/inference)";
@@ -216,10 +252,30 @@ void add_model_commands(CLI::App& mm) {
   search->add_option("--topk", se->topk, "Items listed")->capture_default_str()->check(CLI::PositiveNumber);
   search->add_flag("--json", se->json, "One JSON object per item: rank, item, score");
   search->callback([se] { run_search(*se); });
+
+  auto ca = std::make_shared<CaptionOptions>();
+  auto* caption = mm.add_subcommand("caption", "Describe images in words with a trained captioner");
+  caption->footer(
+      "Beam search from [CLS] to [SEP]; finished captions ranked by log-probability / length^penalty.\n"
+      "Examples:\n"
+      "  skiff mm caption data/mm/images/val_000001.png\n"
+      "  skiff mm caption shots/*.png --beam 5 --json");
+  caption->add_option("images", ca->images, "Image files")->required()->check(CLI::ExistingFile);
+  caption->add_option("--model_dir,--model-dir", ca->model_dir,
+                      "A trained captioner: model.safetensors, captioner.json, vocab.txt (skiff export -c "
+                      "configs/multimodal/caption_synth.yml writes output/caption_synth/inference)")
+      ->capture_default_str();
+  caption->add_option("--beam", ca->beam, "Beam width (1: greedy)")->capture_default_str()->check(CLI::PositiveNumber);
+  caption->add_option("--max_len,--max-len", ca->max_len, "Longest caption in tokens")->capture_default_str()->check(CLI::PositiveNumber);
+  caption->add_option("--length_penalty,--length-penalty", ca->length_penalty,
+                      "Exponent of the length normalisation (0: raw log-probability)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  caption->add_flag("--json", ca->json, "One JSON object per image: input_path, caption, log_prob");
+  caption->callback([ca] { run_caption(*ca); });
 }
 
 void add_mm_command(CLI::App& app) {
-  auto* mm = app.add_subcommand("mm", "Image-text models: synthetic data, zero-shot classification, embeddings, search");
+  auto* mm = app.add_subcommand("mm", "Image-text models: synthetic data, zero-shot classification, embeddings, search, captions");
   mm->require_subcommand(1);
   auto s = std::make_shared<SynthOptions>();
   auto* synth = mm->add_subcommand("synth", "Render a compositional image-caption set with held-out combinations");

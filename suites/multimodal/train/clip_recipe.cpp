@@ -23,6 +23,7 @@
 #include "suites/multimodal/clip_files.h"
 #include "suites/multimodal/clip_model.h"
 #include "suites/multimodal/retrieval_metrics.h"
+#include "suites/multimodal/train/recipe_common.h"
 #include "suites/multimodal/zero_shot.h"
 
 namespace skiff::multimodal {
@@ -51,13 +52,7 @@ const Schema& schema() {
       }
       return keys(std::move(k));
     };
-    auto split = keys({Key{.name = "dataset", .type = Type::Map, .required = true,
-                           .schema = keys({Key{.name = "captions", .type = Type::String,
-                                               .help = "COCO captions JSON or image<TAB>caption list",
-                                               .required = true},
-                                           Key{.name = "image_dir", .type = Type::String}})},
-                       Key{.name = "loader", .type = Type::Map,
-                           .schema = keys({Key{.name = "batch_size_per_card", .type = Type::Integer, .min = 2}})}});
+    auto split = caption_split_schema();
     return Schema{{
         Key{.name = "task", .type = Type::String, .required = true, .choices = {"clip"}},
         Key{.name = "Global", .type = Type::Map, .required = true, .schema = keys(train::global_keys())},
@@ -69,10 +64,7 @@ const Schema& schema() {
                             Key{.name = "init_temperature", .type = Type::Number, .min = 1e-4, .max = 1},
                             Key{.name = "vision", .type = Type::Map, .schema = tower(false)},
                             Key{.name = "text", .type = Type::Map, .schema = tower(true)}})},
-        Key{.name = "Tokenizer", .type = Type::Map, .required = true,
-            .schema = keys({Key{.name = "vocab", .type = Type::String,
-                                .help = "vocab.txt, tokenizer.json or SentencePiece model with [SEP] and [PAD]",
-                                .required = true}})},
+        tokenizer_key(),
         train::optimizer_key(),
         Key{.name = "Train", .type = Type::Map, .required = true, .schema = split},
         Key{.name = "Eval", .type = Type::Map, .required = true, .schema = split},
@@ -113,29 +105,7 @@ ClipConfig clip_config(const Recipe& r, int64_t vocab_size) {
   return c;
 }
 
-fs::path save_dir(const Recipe& r) { return r.section("Global").text("save_model_dir", "./output/clip"); }
-
-std::unique_ptr<text::Tokenizer> recipe_tokenizer(const Recipe& r) {
-  const Section t = r.section("Tokenizer");
-  const fs::path vocab = t.text("vocab");
-  SKIFF_CHECK_T(IoError, fs::exists(vocab), "{}: no tokenizer at '{}' (skiff mm synth writes vocab.txt)",
-                t.where("vocab"), vocab.string());
-  auto tok = text::load_tokenizer(vocab);
-  end_and_pad_ids(*tok);  // names the file when [SEP] or [PAD] is missing
-  return tok;
-}
-
-std::vector<CaptionedImage> recipe_split(const Recipe& r, const std::string& name) {
-  const Section d = r.section(name).section("dataset");
-  const fs::path captions = d.text("captions");
-  SKIFF_CHECK_T(IoError, fs::exists(captions), "{}: no caption file at '{}' (make one with skiff mm synth DIR)",
-                d.where("captions"), captions.string());
-  return read_caption_file(captions, d.text("image_dir", ""));
-}
-
-int64_t batch_size(const Recipe& r, const std::string& split, int64_t fallback) {
-  return r.section(split).section("loader").integer("batch_size_per_card", fallback, 2);
-}
+fs::path save_dir(const Recipe& r) { return recipe_save_dir(r, "./output/clip"); }
 
 std::vector<std::string> zero_shot_classes(const Recipe& r) {
   const Section m = r.section("Metric");
@@ -225,19 +195,13 @@ class ClipTask : public train::TrainTask {
            const optim::LRScheduler& schedule)
       : model_(model), tok_(tok), train_(std::move(train)), train_images_(std::move(train_images)),
         eval_(std::move(eval)), eval_images_(std::move(eval_images)), classes_(std::move(classes)),
-        templates_(std::move(prompt_templates)), batch_(batch), eval_batch_(eval_batch), seed_(seed),
-        schedule_(schedule) {}
+        templates_(std::move(prompt_templates)), eval_batch_(eval_batch), seed_(seed),
+        order_(train_.size(), batch, seed), schedule_(schedule) {}
   nn::Module& model() override { return model_; }
-  int64_t per_epoch() const { return int64_t(train_.size()) / batch_; }
   Tensor loss(const data::Example&) override {
-    const int64_t step = schedule_.last_epoch(), epoch = step / per_epoch(), k = step % per_epoch();
-    if (epoch != perm_epoch_) {
-      Generator g(seed_ * 1000003 + uint64_t(epoch));
-      perm_ = randperm(int64_t(train_.size()), &g).to_vector<int64_t>();
-      perm_epoch_ = epoch;
-    }
+    const int64_t step = schedule_.last_epoch();
     Generator pick(seed_ ^ (0x9E3779B97F4A7C15ull * uint64_t(step + 1)));
-    std::vector<int64_t> rows(perm_.begin() + k * batch_, perm_.begin() + (k + 1) * batch_);
+    const std::vector<int64_t> rows = order_.rows(step);
     std::vector<std::string> captions;
     for (int64_t i : rows) {
       const auto& c = train_[size_t(i)].captions;
@@ -260,11 +224,10 @@ class ClipTask : public train::TrainTask {
   std::vector<CaptionedImage> eval_;
   Tensor eval_images_;
   std::vector<std::string> classes_, templates_;
-  int64_t batch_, eval_batch_;
+  int64_t eval_batch_;
   uint64_t seed_;
+  EpochOrder order_;
   const optim::LRScheduler& schedule_;
-  std::vector<int64_t> perm_;
-  int64_t perm_epoch_ = -1;
 };
 
 /// The trained model of a run: its clip.json and weights (Global.checkpoints, else the best).
@@ -297,7 +260,7 @@ train::FitResult ClipRecipeRunner::train(const Recipe& r, const train::TrainRequ
   const ClipConfig c = clip_config(r, tok->vocab_size());
   ClipModel model(c);
   std::vector<CaptionedImage> train_data = recipe_split(r, "Train"), eval_data = recipe_split(r, "Eval");
-  const int64_t batch = batch_size(r, "Train", 64), eval_batch = batch_size(r, "Eval", 128);
+  const int64_t batch = recipe_batch_size(r, "Train", 64), eval_batch = recipe_batch_size(r, "Eval", 128);
   SKIFF_CHECK(int64_t(train_data.size()) >= batch, "{}: {} training images, fewer than one batch of {}",
               r.section("Train").section("dataset").where("captions"), train_data.size(), batch);
   if (!request.quiet) fmt::print(stderr, "loading {} training and {} evaluation images\n", train_data.size(), eval_data.size());
@@ -327,7 +290,7 @@ std::map<std::string, double> ClipRecipeRunner::evaluate(const Recipe& r) const 
   auto model = trained_model(r, *tok);
   std::vector<CaptionedImage> data = recipe_split(r, "Eval");
   const Tensor images = load_images(data, model->config().image_size);
-  return evaluate_split(*model, *tok, data, images, zero_shot_classes(r), templates(r), batch_size(r, "Eval", 128));
+  return evaluate_split(*model, *tok, data, images, zero_shot_classes(r), templates(r), recipe_batch_size(r, "Eval", 128));
 }
 
 std::vector<std::string> ClipRecipeRunner::predict(const Recipe& r, const train::PredictRequest& request) const {

@@ -1,0 +1,278 @@
+// `task: caption` recipes (caption_recipe.h).
+#include "suites/multimodal/train/caption_recipe.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "framework/config/config.h"
+#include "framework/core/error.h"
+#include "framework/core/rng.h"
+#include "framework/io/file.h"
+#include "framework/ops/ops.h"
+#include "framework/train/recipe.h"
+#include "suites/multimodal/caption_metrics.h"
+#include "suites/multimodal/captioner.h"
+#include "suites/multimodal/clip_files.h"
+#include "suites/multimodal/train/recipe_common.h"
+#include "suites/multimodal/zero_shot.h"
+
+namespace skiff::multimodal {
+
+namespace fs = std::filesystem;
+using config::Key;
+using config::keys;
+using config::Schema;
+using config::Section;
+using config::Type;
+using train::Recipe;
+
+namespace {
+
+const Schema& schema() {
+  static const Schema s{{
+      Key{.name = "task", .type = Type::String, .required = true, .choices = {"caption"}},
+      Key{.name = "Global", .type = Type::Map, .required = true, .schema = keys(train::global_keys())},
+      Key{.name = "Architecture", .type = Type::Map, .required = true,
+          .schema = keys({Key{.name = "name", .type = Type::String, .choices = {"Captioner"}},
+                          Key{.name = "image_size", .type = Type::Integer, .min = 8},
+                          Key{.name = "vision", .type = Type::Map,
+                              .schema = keys({Key{.name = "channels", .type = Type::Any, .help = "channels per stage"}})},
+                          Key{.name = "decoder", .type = Type::Map,
+                              .schema = keys({Key{.name = "width", .type = Type::Integer, .min = 8},
+                                              Key{.name = "layers", .type = Type::Integer, .min = 1},
+                                              Key{.name = "heads", .type = Type::Integer, .min = 1},
+                                              Key{.name = "context_length", .type = Type::Integer, .min = 3}})}})},
+      tokenizer_key(),
+      train::optimizer_key(),
+      Key{.name = "Train", .type = Type::Map, .required = true, .schema = caption_split_schema()},
+      Key{.name = "Eval", .type = Type::Map, .required = true, .schema = caption_split_schema()},
+      Key{.name = "Metric", .type = Type::Map,
+          .schema = keys({Key{.name = "main_indicator", .type = Type::String, .choices = {"cider_d", "bleu4"}},
+                          Key{.name = "beam", .type = Type::Integer, .min = 1},
+                          Key{.name = "max_len", .type = Type::Integer, .min = 1},
+                          Key{.name = "length_penalty", .type = Type::Number, .min = 0}})},
+  }};
+  return s;
+}
+
+CaptionerConfig captioner_config(const Recipe& r, int64_t vocab_size) {
+  const Section a = r.section("Architecture"), d = a.section("decoder");
+  CaptionerConfig c;
+  c.image_size = a.integer("image_size", c.image_size, 8);
+  c.vision_channels = a.section("vision").integers("channels", c.vision_channels, 1);
+  c.width = d.integer("width", c.width, 8);
+  c.layers = d.integer("layers", c.layers, 1);
+  c.heads = d.integer("heads", c.heads, 1);
+  c.context_length = d.integer("context_length", c.context_length, 3);
+  c.vocab_size = vocab_size;
+  try {
+    c.check();
+  } catch (const ValueError& e) {
+    SKIFF_THROW(ValueError, "{}: {}", a.where("name"), e.what());
+  }
+  return c;
+}
+
+fs::path save_dir(const Recipe& r) { return recipe_save_dir(r, "./output/caption"); }
+
+struct Specials {
+  int32_t start, end, pad;
+};
+
+Specials specials(const text::Tokenizer& tok) {
+  const auto [end, pad] = end_and_pad_ids(tok);
+  const int32_t start = tok.token_to_id("[CLS]");
+  SKIFF_CHECK(start >= 0, "{}: the captioner needs a [CLS] token to start captions", tok.source());
+  return {start, end, pad};
+}
+
+/// [CLS] caption [SEP] rows, padded.
+Tensor caption_rows(const text::Tokenizer& tok, const std::vector<std::string>& captions, int64_t context, Specials s) {
+  const CaptionTokens t = tokenize_captions(tok, captions, context - 1, s.end, s.pad);
+  return concat({full({t.ids.size(0), 1}, double(s.start), DType::Int64), t.ids}, 1);
+}
+
+/// A caption's words from generated ids (the end token and anything after it dropped).
+std::string caption_text(const text::Tokenizer& tok, const std::vector<int64_t>& ids, Specials s) {
+  std::string out;
+  for (int64_t id : ids) {
+    if (id == s.end) break;
+    if (id == s.pad || id == s.start) continue;
+    out += (out.empty() ? "" : " ") + tok.id_to_token(int32_t(id));
+  }
+  return out;
+}
+
+std::vector<std::string> decode_captions(Captioner& model, const text::Tokenizer& tok, const Tensor& images,
+                                         const Recipe& r) {
+  const Section m = r.section("Metric");
+  const int64_t beam = m.integer("beam", 3, 1), max_len = m.integer("max_len", 15, 1);
+  const double penalty = m.number("length_penalty", 1.0);
+  const Specials s = specials(tok);
+  NoGradGuard no_grad;
+  const bool was_training = model.is_training();
+  model.eval();
+  std::vector<std::string> out;
+  for (int64_t i = 0; i < images.size(0); ++i) {
+    const Tensor mem = model.memory(slice(images, 0, i, i + 1));
+    const auto hyps = beam_search(model.next_token_log_probs(mem), s.start, s.end,
+                                  std::min(max_len, model.config().context_length - 1), beam, penalty);
+    out.push_back(hyps.empty() ? "" : caption_text(tok, hyps[0].tokens, s));
+  }
+  model.train(was_training);
+  return out;
+}
+
+std::map<std::string, double> score_captions(const std::vector<std::string>& generated,
+                                             const std::vector<CaptionedImage>& data) {
+  std::vector<Words> hyps;
+  std::vector<std::vector<Words>> refs;
+  for (size_t i = 0; i < data.size(); ++i) {
+    hyps.push_back(caption_words(generated[i]));
+    std::vector<Words> r;
+    for (const std::string& c : data[i].captions) r.push_back(caption_words(c));
+    refs.push_back(std::move(r));
+  }
+  const auto bleu = corpus_bleu(hyps, refs);
+  return {{"bleu1", bleu[0]}, {"bleu2", bleu[1]}, {"bleu3", bleu[2]}, {"bleu4", bleu[3]},
+          {"cider_d", cider_d(hyps, refs)}, {"samples", double(data.size())}};
+}
+
+class CaptionTask : public train::TrainTask {
+ public:
+  CaptionTask(Captioner& model, const text::Tokenizer& tok, std::vector<CaptionedImage> train, Tensor train_images,
+              std::vector<CaptionedImage> eval, Tensor eval_images, const Recipe& recipe, int64_t batch, uint64_t seed,
+              const optim::LRScheduler& schedule)
+      : model_(model), tok_(tok), train_(std::move(train)), train_images_(std::move(train_images)),
+        eval_(std::move(eval)), eval_images_(std::move(eval_images)), recipe_(recipe), seed_(seed),
+        order_(train_.size(), batch, seed), schedule_(schedule) {}
+  nn::Module& model() override { return model_; }
+  Tensor loss(const data::Example&) override {
+    const int64_t step = schedule_.last_epoch();
+    Generator pick(seed_ ^ (0x9E3779B97F4A7C15ull * uint64_t(step + 1)));
+    const std::vector<int64_t> rows = order_.rows(step);
+    std::vector<std::string> captions;
+    for (int64_t i : rows) {
+      const auto& c = train_[size_t(i)].captions;
+      captions.push_back(c[size_t(pick.next_u64() % c.size())]);
+    }
+    const Specials s = specials(tok_);
+    const Tensor ids = caption_rows(tok_, captions, model_.config().context_length, s);
+    return caption_loss(model_, index_select(train_images_, 0, from_vector(rows)), ids, s.pad);
+  }
+  std::map<std::string, double> evaluate() override {
+    return score_captions(decode_captions(model_, tok_, eval_images_, recipe_), eval_);
+  }
+
+ private:
+  Captioner& model_;
+  const text::Tokenizer& tok_;
+  std::vector<CaptionedImage> train_;
+  Tensor train_images_;
+  std::vector<CaptionedImage> eval_;
+  Tensor eval_images_;
+  const Recipe& recipe_;
+  uint64_t seed_;
+  EpochOrder order_;
+  const optim::LRScheduler& schedule_;
+};
+
+fs::path weights_of(const Recipe& r) {
+  const Section g = r.section("Global");
+  return g.has("checkpoints") ? fs::path(g.text("checkpoints")) : save_dir(r) / "best_model.safetensors";
+}
+
+std::unique_ptr<Captioner> trained_model(const Recipe& r, const text::Tokenizer& tok) {
+  auto model = std::make_unique<Captioner>(captioner_config(r, tok.vocab_size()));
+  const fs::path weights = weights_of(r);
+  SKIFF_CHECK_T(IoError, fs::exists(weights), "{}: no trained weights at '{}' (run skiff train -c {} first)", r.file,
+                weights.string(), r.file);
+  train::load_weights(*model, weights);
+  model->eval();
+  return model;
+}
+
+}  // namespace
+
+void CaptionRecipeRunner::check(const Recipe& r, const config::ValidateOptions& options) const {
+  config::validate(r.top(), schema(), options);
+  captioner_config(r, 1);
+}
+
+train::FitResult CaptionRecipeRunner::train(const Recipe& r, const train::TrainRequest& request) const {
+  const Section global = r.section("Global");
+  train::seed_run(global);
+  const uint64_t seed = uint64_t(global.integer("seed", 42));
+  auto tok = recipe_tokenizer(r);
+  specials(*tok);
+  const CaptionerConfig c = captioner_config(r, tok->vocab_size());
+  Captioner model(c);
+  std::vector<CaptionedImage> train_data = recipe_split(r, "Train"), eval_data = recipe_split(r, "Eval");
+  const int64_t batch = recipe_batch_size(r, "Train", 64);
+  SKIFF_CHECK(int64_t(train_data.size()) >= batch, "{}: {} training images, fewer than one batch of {}",
+              r.section("Train").section("dataset").where("captions"), train_data.size(), batch);
+  if (!request.quiet) fmt::print(stderr, "loading {} training and {} evaluation images\n", train_data.size(), eval_data.size());
+  Tensor train_images = load_images(train_data, c.image_size), eval_images = load_images(eval_data, c.image_size);
+  const int64_t per_epoch = int64_t(train_data.size()) / batch;
+  train::TrainerOptions o = train::trainer_options(global, r.section("Optimizer"), per_epoch);
+  o.metric = r.section("Metric").text("main_indicator", "cider_d");
+  o.higher_is_better = true;
+  o.quiet = request.quiet;
+  o.metadata["skiff.recipe"] = config::to_yaml(r.root);
+  fs::create_directories(o.output_dir);
+  io::write_file_atomic(o.output_dir / "config.yml", config::to_yaml(r.root));
+  io::write_file_atomic(o.output_dir / "captioner.json", captioner_config_json(c).dump(1) + "\n");
+  auto opt = train::build_optimizer(r.section("Optimizer"), model.parameters(), o.epochs, per_epoch);
+  CaptionTask task(model, *tok, std::move(train_data), train_images, std::move(eval_data), eval_images, r, batch, seed,
+                   *opt.scheduler);
+  std::vector<train::TrainPhase> phases{train::TrainPhase{.name = "train", .optimizer = opt.optimizer.get(),
+                                                          .scheduler = opt.scheduler.get(),
+                                                          .steps = o.max_steps > 0 ? o.max_steps : o.epochs * per_epoch}};
+  train::Trainer trainer(task, std::move(phases), nullptr, o);
+  return trainer.fit(train::resume_checkpoint(request, o.output_dir));
+}
+
+std::map<std::string, double> CaptionRecipeRunner::evaluate(const Recipe& r) const {
+  auto tok = recipe_tokenizer(r);
+  auto model = trained_model(r, *tok);
+  std::vector<CaptionedImage> data = recipe_split(r, "Eval");
+  return score_captions(decode_captions(*model, *tok, load_images(data, model->config().image_size), r), data);
+}
+
+std::vector<std::string> CaptionRecipeRunner::predict(const Recipe& r, const train::PredictRequest& request) const {
+  SKIFF_CHECK(!request.inputs.empty(), "{}: skiff predict needs image files for a caption recipe", r.file);
+  auto tok = recipe_tokenizer(r);
+  auto model = trained_model(r, *tok);
+  std::vector<CaptionedImage> items;
+  for (const std::string& in : request.inputs) items.push_back({in, {""}, ""});
+  const auto captions = decode_captions(*model, *tok, load_images(items, model->config().image_size), r);
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < items.size(); ++i)
+    lines.push_back(fmt::format("{}\t{}", request.inputs[i], nlohmann::json{{"caption", captions[i]}}.dump()));
+  return lines;
+}
+
+fs::path CaptionRecipeRunner::default_export_dir(const Recipe& r) const { return save_dir(r) / "inference"; }
+
+train::ExportResult CaptionRecipeRunner::export_model(const Recipe& r, const fs::path& dir) const {
+  auto tok = recipe_tokenizer(r);
+  auto model = trained_model(r, *tok);  // checks the run's files and that the weights fit
+  fs::create_directories(dir);
+  io::write_file_atomic(dir / "model.safetensors", io::read_file(weights_of(r)));
+  io::write_file_atomic(dir / "captioner.json", captioner_config_json(model->config()).dump(1) + "\n");
+  io::write_file_atomic(dir / "vocab.txt", io::read_file(r.section("Tokenizer").text("vocab")));
+  Captioner copy(model->config());
+  train::load_weights(copy, dir / "model.safetensors");
+  copy.eval();
+  Generator gen(1);
+  const Tensor probe = randn({1, 3, model->config().image_size, model->config().image_size}, DType::Float32, &gen);
+  NoGradGuard no_grad;
+  train::ExportResult result;
+  result.files = {dir / "model.safetensors", dir / "captioner.json", dir / "vocab.txt"};
+  result.max_abs_diff = amax(abs(sub(model->memory(probe), copy.memory(probe)))).item<double>();
+  result.check = "exported vs trained image memory";
+  return result;
+}
+
+}  // namespace skiff::multimodal

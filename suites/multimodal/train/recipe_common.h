@@ -1,0 +1,50 @@
+#pragma once
+/// \file recipe_common.h
+/// What the multimodal recipes (`task: clip`, `task: caption`) share: the Train / Eval caption
+/// splits and the Tokenizer section (their schema and readers), the batch sizes, where a run
+/// writes, and the images of a split loaded as one tensor.
+///
+///   Tokenizer: {vocab: data/mm/vocab.txt}   (any file load_tokenizer reads, with [SEP] and [PAD])
+///   Train / Eval: {dataset: {captions: FILE, image_dir: DIR}, loader: {batch_size_per_card: N}}
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "framework/config/schema.h"
+#include "framework/text/tokenizer.h"
+#include "framework/train/recipe_runner.h"
+#include "suites/multimodal/caption_dataset.h"
+
+namespace skiff::multimodal {
+
+/// The schema of a Train or Eval section.
+std::shared_ptr<const config::Schema> caption_split_schema();
+/// The Tokenizer section's key.
+config::Key tokenizer_key();
+
+std::filesystem::path recipe_save_dir(const train::Recipe& r, const std::string& fallback);
+/// \throws IoError naming the key when the file does not exist; ValueError when it lacks [SEP] / [PAD].
+std::unique_ptr<text::Tokenizer> recipe_tokenizer(const train::Recipe& r);
+/// The split's captioned images. \throws IoError naming the key when the file does not exist.
+std::vector<CaptionedImage> recipe_split(const train::Recipe& r, const std::string& split);
+int64_t recipe_batch_size(const train::Recipe& r, const std::string& split, int64_t fallback);
+
+/// The training rows of step k: a seeded permutation of `rows` per epoch, batch k % per_epoch of
+/// it; the same step gives the same rows (exact resume).
+class EpochOrder {
+ public:
+  EpochOrder(size_t rows, int64_t batch, uint64_t seed) : rows_(rows), batch_(batch), seed_(seed) {}
+  int64_t per_epoch() const { return int64_t(rows_) / batch_; }
+  std::vector<int64_t> rows(int64_t step);
+
+ private:
+  size_t rows_;
+  int64_t batch_;
+  uint64_t seed_;
+  std::vector<int64_t> perm_;
+  int64_t perm_epoch_ = -1;
+};
+
+}  // namespace skiff::multimodal
