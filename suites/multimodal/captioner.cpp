@@ -83,7 +83,7 @@ Tensor Captioner::decode(const Tensor& mem, const Tensor& ids) {
   const int64_t t = ids.size(1);
   Tensor x = add((*tok_embed)(ids), reshape(slice(pos_embed, 0, 0, t), {1, t, config_.width}));
   const Tensor mask = nn::causal_mask(t, x.dtype());
-  for (size_t i = 0; i < layers->size(); ++i) x = layers->at<nn::TransformerDecoderLayer>(i)->forward(x, mem, mask);
+  for (int64_t i = 0; i < layers->size(); ++i) x = layers->at<nn::TransformerDecoderLayer>(i)->forward(x, mem, mask);
   return (*head)((*ln_final)(x));
 }
 

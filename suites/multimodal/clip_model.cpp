@@ -84,7 +84,7 @@ Tensor VisionTransformer::forward(const Tensor& images) {
   const Tensor cls = expand(reshape(class_embedding, {1, 1, w}), {b, 1, w});
   x = concat({cls, x}, 1) + reshape(pos_embed, {1, pos_embed.size(0), w});
   x = (*ln_pre)(x);
-  for (size_t i = 0; i < layers->size(); ++i) x = layers->at<nn::TransformerEncoderLayer>(i)->forward(x);
+  for (int64_t i = 0; i < layers->size(); ++i) x = layers->at<nn::TransformerEncoderLayer>(i)->forward(x);
   return (*proj)((*ln_post)(squeeze(slice(x, 1, 0, 1), 1)));
 }
 
@@ -112,7 +112,7 @@ Tensor ConvTower::feature_map(const Tensor& images) {
   SKIFF_CHECK_SHAPE(images.dim() == 4 && images.size(1) == 3, "ConvTower: expected images [B, 3, H, W], got {}",
                     images.shape());
   Tensor x = images;
-  for (size_t i = 0; i < stages->size(); ++i) x = stages->at<nn::Sequential>(i)->forward(x);
+  for (int64_t i = 0; i < stages->size(); ++i) x = stages->at<nn::Sequential>(i)->forward(x);
   return x;
 }
 
@@ -141,7 +141,7 @@ Tensor TextTransformer::forward(const Tensor& ids, const Tensor& pad) {
   const int64_t b = ids.size(0), t = ids.size(1), w = config_.text_width;
   Tensor x = (*tok_embed)(ids) + reshape(slice(pos_embed, 0, 0, t), {1, t, w});
   const Tensor mask = config_.causal_text ? nn::causal_mask(t, x.dtype()) : Tensor();
-  for (size_t i = 0; i < layers->size(); ++i) x = layers->at<nn::TransformerEncoderLayer>(i)->forward(x, mask, pad);
+  for (int64_t i = 0; i < layers->size(); ++i) x = layers->at<nn::TransformerEncoderLayer>(i)->forward(x, mask, pad);
   x = (*ln_final)(x);
   // Real tokens per row (padding follows them).
   const Tensor real = pad.defined() ? skiff::to(logical_not(pad), x.dtype()) : ones({b, t}, x.dtype());

@@ -42,11 +42,12 @@ const Schema& schema() {
   static const Schema s = [] {
     auto tower = [](bool text) {
       std::vector<Key> k{Key{.name = "width", .type = Type::Integer, .min = 8},
-                         Key{.name = "type", .type = Type::String, .help = "vit or cnn", .choices = {"vit", "cnn"}},
-                         Key{.name = "channels", .type = Type::Any, .help = "cnn: channels per stage"},
                          Key{.name = "layers", .type = Type::Integer, .min = 1},
                          Key{.name = "heads", .type = Type::Integer, .min = 1}};
-      if (text) {
+      if (!text) {
+        k.push_back(Key{.name = "type", .type = Type::String, .help = "vit or cnn", .choices = {"vit", "cnn"}});
+        k.push_back(Key{.name = "channels", .type = Type::Any, .help = "cnn: channels per stage"});
+      } else {
         k.push_back(Key{.name = "context_length", .type = Type::Integer, .help = "longest token row", .min = 2});
         k.push_back(Key{.name = "causal", .type = Type::Boolean, .help = "causal mask, end-token feature (else mean)"});
       }

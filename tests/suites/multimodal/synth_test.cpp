@@ -99,10 +99,10 @@ TEST(MmSynth, CaptionsSayWhatThePixelsShow) {
       ASSERT_GT(n1, 10);
       ASSERT_GT(n2, 10);
       const std::string rel = m[2];
-      if (rel == "left of") EXPECT_LT(p1.x + 10, p2.x) << s.captions[0];
-      if (rel == "right of") EXPECT_GT(p1.x, p2.x + 10) << s.captions[0];
-      if (rel == "above") EXPECT_LT(p1.y + 10, p2.y) << s.captions[0];
-      if (rel == "below") EXPECT_GT(p1.y, p2.y + 10) << s.captions[0];
+      // The first object's centroid is at least 10 pixels on the named side of the second's.
+      const double gap = rel == "left of" ? p2.x - p1.x : rel == "right of" ? p1.x - p2.x
+                         : rel == "above" ? p2.y - p1.y : p1.y - p2.y;
+      EXPECT_GT(gap, 10.0) << s.captions[0];
       ++relations;
     }
   }
