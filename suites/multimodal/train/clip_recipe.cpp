@@ -260,30 +260,14 @@ train::FitResult ClipRecipeRunner::train(const Recipe& r, const train::TrainRequ
   auto tok = recipe_tokenizer(r);
   const ClipConfig c = clip_config(r, tok->vocab_size());
   ClipModel model(c);
-  std::vector<CaptionedImage> train_data = recipe_split(r, "Train"), eval_data = recipe_split(r, "Eval");
-  const int64_t batch = recipe_batch_size(r, "Train", 64), eval_batch = recipe_batch_size(r, "Eval", 128);
-  SKIFF_CHECK(int64_t(train_data.size()) >= batch, "{}: {} training images, fewer than one batch of {}",
-              r.section("Train").section("dataset").where("captions"), train_data.size(), batch);
-  if (!request.quiet) fmt::print(stderr, "loading {} training and {} evaluation images\n", train_data.size(), eval_data.size());
-  Tensor train_images = load_images(train_data, c.image_size), eval_images = load_images(eval_data, c.image_size);
-
-  const int64_t per_epoch = int64_t(train_data.size()) / batch;
-  train::TrainerOptions o = train::trainer_options(global, r.section("Optimizer"), per_epoch);
-  o.metric = r.section("Metric").text("main_indicator", "zero_shot_acc");
-  o.higher_is_better = true;
-  o.quiet = request.quiet;
-  o.metadata["skiff.recipe"] = config::to_yaml(r.root);
-  fs::create_directories(o.output_dir);
-  io::write_file_atomic(o.output_dir / "config.yml", config::to_yaml(r.root));
-  io::write_file_atomic(o.output_dir / "clip.json", clip_config_json(c).dump(1) + "\n");
-  auto opt = train::build_optimizer(r.section("Optimizer"), model.parameters(), o.epochs, per_epoch);
-  ClipTask task(model, *tok, std::move(train_data), train_images, std::move(eval_data), eval_images,
-                zero_shot_classes(r), templates(r), batch, eval_batch, seed, *opt.scheduler);
-  std::vector<train::TrainPhase> phases{train::TrainPhase{.name = "train", .optimizer = opt.optimizer.get(),
-                                                          .scheduler = opt.scheduler.get(),
-                                                          .steps = o.max_steps > 0 ? o.max_steps : o.epochs * per_epoch}};
-  train::Trainer trainer(task, std::move(phases), nullptr, o);
-  return trainer.fit(train::resume_checkpoint(request, o.output_dir));
+  TrainingData d = load_training_data(r, c.image_size, request.quiet);
+  const int64_t eval_batch = recipe_batch_size(r, "Eval", 128);
+  return fit_recipe(r, request, model, d.per_epoch, "zero_shot_acc", {"clip.json", clip_config_json(c).dump(1) + "\n"},
+                    [&](const optim::LRScheduler& schedule) {
+                      return std::make_unique<ClipTask>(model, *tok, std::move(d.train), d.train_images, std::move(d.eval),
+                                                        d.eval_images, zero_shot_classes(r), templates(r), d.batch,
+                                                        eval_batch, seed, schedule);
+                    });
 }
 
 std::map<std::string, double> ClipRecipeRunner::evaluate(const Recipe& r) const {

@@ -1,7 +1,12 @@
 // What the multimodal recipes share (recipe_common.h).
 #include "suites/multimodal/train/recipe_common.h"
 
+#include <fmt/format.h>
+
+#include "framework/config/config.h"
 #include "framework/core/error.h"
+#include "framework/io/file.h"
+#include "framework/train/recipe.h"
 #include "framework/core/rng.h"
 #include "framework/ops/ops.h"
 #include "suites/multimodal/zero_shot.h"
@@ -56,6 +61,41 @@ std::vector<CaptionedImage> recipe_split(const train::Recipe& r, const std::stri
 
 int64_t recipe_batch_size(const train::Recipe& r, const std::string& split, int64_t fallback) {
   return r.section(split).section("loader").integer("batch_size_per_card", fallback, 2);
+}
+
+TrainingData load_training_data(const train::Recipe& r, int64_t image_size, bool quiet) {
+  TrainingData d;
+  d.train = recipe_split(r, "Train");
+  d.eval = recipe_split(r, "Eval");
+  d.batch = recipe_batch_size(r, "Train", 64);
+  SKIFF_CHECK(int64_t(d.train.size()) >= d.batch, "{}: {} training images, fewer than one batch of {}",
+              r.section("Train").section("dataset").where("captions"), d.train.size(), d.batch);
+  if (!quiet) fmt::print(stderr, "loading {} training and {} evaluation images\n", d.train.size(), d.eval.size());
+  d.train_images = load_images(d.train, image_size);
+  d.eval_images = load_images(d.eval, image_size);
+  d.per_epoch = int64_t(d.train.size()) / d.batch;
+  return d;
+}
+
+train::FitResult fit_recipe(const train::Recipe& r, const train::TrainRequest& request, nn::Module& model,
+                            int64_t per_epoch, const std::string& default_metric,
+                            const std::pair<std::string, std::string>& model_json,
+                            const std::function<std::unique_ptr<train::TrainTask>(const optim::LRScheduler&)>& make_task) {
+  train::TrainerOptions o = train::trainer_options(r.section("Global"), r.section("Optimizer"), per_epoch);
+  o.metric = r.section("Metric").text("main_indicator", default_metric);
+  o.higher_is_better = true;
+  o.quiet = request.quiet;
+  o.metadata["skiff.recipe"] = config::to_yaml(r.root);
+  fs::create_directories(o.output_dir);
+  io::write_file_atomic(o.output_dir / "config.yml", config::to_yaml(r.root));
+  io::write_file_atomic(o.output_dir / model_json.first, model_json.second);
+  auto opt = train::build_optimizer(r.section("Optimizer"), model.parameters(), o.epochs, per_epoch);
+  std::unique_ptr<train::TrainTask> task = make_task(*opt.scheduler);
+  std::vector<train::TrainPhase> phases{train::TrainPhase{.name = "train", .optimizer = opt.optimizer.get(),
+                                                          .scheduler = opt.scheduler.get(),
+                                                          .steps = o.max_steps > 0 ? o.max_steps : o.epochs * per_epoch}};
+  train::Trainer trainer(*task, std::move(phases), nullptr, o);
+  return trainer.fit(train::resume_checkpoint(request, o.output_dir));
 }
 
 std::vector<int64_t> EpochOrder::rows(int64_t step) {

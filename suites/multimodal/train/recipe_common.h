@@ -8,6 +8,7 @@
 ///   Train / Eval: {dataset: {captions: FILE, image_dir: DIR}, loader: {batch_size_per_card: N}}
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,27 @@ std::unique_ptr<text::Tokenizer> recipe_tokenizer(const train::Recipe& r);
 /// The split's captioned images. \throws IoError naming the key when the file does not exist.
 std::vector<CaptionedImage> recipe_split(const train::Recipe& r, const std::string& split);
 int64_t recipe_batch_size(const train::Recipe& r, const std::string& split, int64_t fallback);
+
+/// The images and captions of both splits, loaded for training.
+struct TrainingData {
+  std::vector<CaptionedImage> train, eval;
+  Tensor train_images, eval_images;  ///< [N, 3, size, size]
+  int64_t batch = 0;                 ///< Train.loader.batch_size_per_card
+  int64_t per_epoch = 0;             ///< training batches per epoch
+};
+
+/// Reads both splits, checks there is at least one batch, loads the images at `image_size`.
+/// \throws ValueError naming the key when the training split is smaller than a batch.
+TrainingData load_training_data(const train::Recipe& r, int64_t image_size, bool quiet);
+
+/// Trains the task `make_task` builds around the run's scheduler: trainer options from Global /
+/// Optimizer (the metric Metric.main_indicator, else `default_metric`; higher is better), the
+/// merged recipe and `model_json` (file name, content) written to the run directory, the
+/// optimizer over `model`'s parameters, one phase, resumed as `request` says.
+train::FitResult fit_recipe(const train::Recipe& r, const train::TrainRequest& request, nn::Module& model,
+                            int64_t per_epoch, const std::string& default_metric,
+                            const std::pair<std::string, std::string>& model_json,
+                            const std::function<std::unique_ptr<train::TrainTask>(const optim::LRScheduler&)>& make_task);
 
 /// The training rows of step k: a seeded permutation of `rows` per epoch, batch k % per_epoch of
 /// it; the same step gives the same rows (exact resume).
