@@ -14,6 +14,8 @@ namespace fs = std::filesystem;
 
 nlohmann::json clip_config_json(const ClipConfig& c) {
   return {{"image_size", c.image_size},         {"vision_type", c.vision_type},   {"vision_channels", c.vision_channels},
+          {"pretrained_model", c.pretrained_model}, {"pretrained_output", c.pretrained_output},
+          {"pretrained_random_init", c.pretrained_random_init},
           {"patch_size", c.patch_size},         {"vision_width", c.vision_width}, {"vision_layers", c.vision_layers},
           {"vision_heads", c.vision_heads},     {"vocab_size", c.vocab_size},     {"context_length", c.context_length},
           {"text_width", c.text_width},         {"text_layers", c.text_layers},   {"text_heads", c.text_heads},
@@ -41,6 +43,9 @@ ClipConfig clip_config_from_json(const nlohmann::json& j, const std::string& fil
   integer("embed_dim", c.embed_dim);
   if (j.contains("vision_type")) c.vision_type = j["vision_type"].get<std::string>();
   if (j.contains("vision_channels")) c.vision_channels = j["vision_channels"].get<std::vector<int64_t>>();
+  if (j.contains("pretrained_model")) c.pretrained_model = j["pretrained_model"].get<std::string>();
+  if (j.contains("pretrained_output")) c.pretrained_output = j["pretrained_output"].get<std::string>();
+  if (j.contains("pretrained_random_init")) c.pretrained_random_init = j["pretrained_random_init"].get<bool>();
   if (j.contains("causal_text")) c.causal_text = j["causal_text"].get<bool>();
   if (j.contains("init_temperature")) c.init_temperature = j["init_temperature"].get<double>();
   if (j.contains("max_logit_scale")) c.max_logit_scale = j["max_logit_scale"].get<double>();

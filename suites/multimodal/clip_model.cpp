@@ -9,6 +9,7 @@
 #include "framework/nn/init.h"
 #include "framework/nn/transformer.h"
 #include "framework/ops/ops.h"
+#include "suites/multimodal/pretrained_tower.h"
 
 namespace skiff::multimodal {
 namespace {
@@ -31,8 +32,8 @@ void ClipConfig::check() const {
     SKIFF_CHECK(v > 0, "ClipConfig: {} must be positive, got {}", name, v);
   };
   positive(image_size, "image_size");
-  SKIFF_CHECK(vision_type == "vit" || vision_type == "cnn", "ClipConfig: vision_type must be vit or cnn, got '{}'",
-              vision_type);
+  SKIFF_CHECK(vision_type == "vit" || vision_type == "cnn" || vision_type == "pretrained",
+              "ClipConfig: vision_type must be vit, cnn or pretrained, got '{}'", vision_type);
   positive(patch_size, "patch_size");
   SKIFF_CHECK(vision_type != "vit" || image_size % patch_size == 0,
               "ClipConfig: image_size {} is not a multiple of patch_size {}", image_size, patch_size);
@@ -158,8 +159,15 @@ Tensor TextTransformer::forward(const Tensor& ids, const Tensor& pad) {
 
 ClipModel::ClipModel(const ClipConfig& c) : config_(c) {
   c.check();
-  if (c.vision_type == "cnn") visual = register_module("visual", std::make_shared<ConvTower>(c));
-  else visual = register_module("visual", std::make_shared<VisionTransformer>(c));
+  if (c.vision_type == "cnn") {
+    visual = register_module("visual", std::make_shared<ConvTower>(c));
+  } else if (c.vision_type == "pretrained") {
+    visual = register_module("visual", std::make_shared<PretrainedTower>(PretrainedTowerOptions{
+                                           .model = c.pretrained_model, .output = c.pretrained_output,
+                                           .embed_dim = c.embed_dim, .random_init = c.pretrained_random_init}));
+  } else {
+    visual = register_module("visual", std::make_shared<VisionTransformer>(c));
+  }
   text = register_module("text", std::make_shared<TextTransformer>(c));
   logit_scale = register_parameter("logit_scale", full({}, std::log(1.0 / c.init_temperature)));
 }

@@ -39,8 +39,12 @@ namespace skiff::multimodal {
 
 struct ClipConfig {
   int64_t image_size = 64;  ///< square input side, a multiple of patch_size (vit)
-  /// "vit" (VisionTransformer) or "cnn" (ConvTower).
+  /// "vit" (VisionTransformer), "cnn" (ConvTower) or "pretrained" (PretrainedTower: a zoo
+  /// detector's backbone, pretrained_model cut at pretrained_output).
   std::string vision_type = "vit";
+  std::string pretrained_model = "nanodet-coco";
+  std::string pretrained_output = "PartitionedCall/onnx_tf_prefix_Concat_62";
+  bool pretrained_random_init = false;  ///< the pretrained tower's architecture with fresh weights
   int64_t patch_size = 8;
   /// cnn: output channels of the stages, each halving the resolution.
   std::vector<int64_t> vision_channels{32, 64, 128, 256};
@@ -125,7 +129,7 @@ class ClipModel : public nn::Module {
   Tensor forward(const Tensor& x) override;
   const ClipConfig& config() const { return config_; }
 
-  std::shared_ptr<nn::Module> visual;  ///< VisionTransformer or ConvTower (ClipConfig::vision_type)
+  std::shared_ptr<nn::Module> visual;  ///< VisionTransformer, ConvTower or PretrainedTower (ClipConfig::vision_type)
   std::shared_ptr<TextTransformer> text;
   Tensor logit_scale;
 

@@ -2,4 +2,5 @@
 list(APPEND SKIFF_MULTIMODAL_SOURCES ${CMAKE_CURRENT_LIST_DIR}/clip_model.cpp ${CMAKE_CURRENT_LIST_DIR}/zero_shot.cpp
   ${CMAKE_CURRENT_LIST_DIR}/clip_files.cpp
   ${CMAKE_CURRENT_LIST_DIR}/beam_search.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/captioner.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/captioner.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pretrained_tower.cpp)

@@ -45,8 +45,13 @@ const Schema& schema() {
                          Key{.name = "layers", .type = Type::Integer, .min = 1},
                          Key{.name = "heads", .type = Type::Integer, .min = 1}};
       if (!text) {
-        k.push_back(Key{.name = "type", .type = Type::String, .help = "vit or cnn", .choices = {"vit", "cnn"}});
+        k.push_back(Key{.name = "type", .type = Type::String, .help = "vit, cnn or pretrained",
+                        .choices = {"vit", "cnn", "pretrained"}});
         k.push_back(Key{.name = "channels", .type = Type::Any, .help = "cnn: channels per stage"});
+        k.push_back(Key{.name = "pretrained", .type = Type::String, .help = "pretrained: zoo model (nanodet-coco)"});
+        k.push_back(Key{.name = "cut_at", .type = Type::String, .help = "pretrained: the backbone value to cut at"});
+        k.push_back(Key{.name = "random_init", .type = Type::Boolean,
+                        .help = "pretrained: the same backbone with fresh weights (the baseline)"});
       } else {
         k.push_back(Key{.name = "context_length", .type = Type::Integer, .help = "longest token row", .min = 2});
         k.push_back(Key{.name = "causal", .type = Type::Boolean, .help = "causal mask, end-token feature (else mean)"});
@@ -89,6 +94,9 @@ ClipConfig clip_config(const Recipe& r, int64_t vocab_size) {
   c.init_temperature = a.number("init_temperature", c.init_temperature);
   c.vision_type = v.text("type", c.vision_type);
   c.vision_channels = v.integers("channels", c.vision_channels, 1);
+  c.pretrained_model = v.text("pretrained", c.pretrained_model);
+  c.pretrained_output = v.text("cut_at", c.pretrained_output);
+  c.pretrained_random_init = v.boolean("random_init", c.pretrained_random_init);
   c.vision_width = v.integer("width", c.vision_width, 8);
   c.vision_layers = v.integer("layers", c.vision_layers, 1);
   c.vision_heads = v.integer("heads", c.vision_heads, 1);
