@@ -36,6 +36,12 @@ check "predict: a caption per image" bash -c "test $rc -eq 0 && grep -q '\"capti
 
 "$SKIFF" export -c "$RECIPE" "${SHORT[@]}" >"$TMP/export.txt" 2>&1; rc=$?
 check "export: exit 0" test "$rc" -eq 0
+check "export: encoder.onnx, decoder.onnx, inference.yml" test -s output/caption_synth/inference/encoder.onnx -a -s output/caption_synth/inference/decoder.onnx -a -s output/caption_synth/inference/inference.yml
+check "export: the ONNX graphs give the trained outputs" python3 -c '
+import re, sys
+m = re.search(r"max abs diff ([0-9.e+-]+)", open(sys.argv[1]).read())
+assert m and float(m.group(1)) < 1e-4, m
+' "$TMP/export.txt"
 "$SKIFF" mm caption data/mm/images/val_000000.png data/mm/images/val_000001.png --model_dir output/caption_synth/inference \
   --json >"$TMP/cap.json" 2>"$TMP/cap.err"; rc=$?
 check "mm caption: exit 0" test "$rc" -eq 0

@@ -5,7 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <yaml-cpp/yaml.h>
+
 #include "framework/config/config.h"
+#include "framework/engine/predictor.h"
+#include "framework/graph/onnx_export.h"
+#include "framework/graph/trace.h"
 #include "framework/core/error.h"
 #include "framework/core/rng.h"
 #include "framework/io/file.h"
@@ -245,16 +250,70 @@ train::ExportResult CaptionRecipeRunner::export_model(const Recipe& r, const fs:
   io::write_file_atomic(dir / "model.safetensors", io::read_file(weights_of(r)));
   io::write_file_atomic(dir / "captioner.json", captioner_config_json(model->config()).dump(1) + "\n");
   io::write_file_atomic(dir / "vocab.txt", io::read_file(r.section("Tokenizer").text("vocab")));
-  Captioner copy(model->config());
+  // ONNX: the encoder (image -> memory) and one decoder pass over a full-context token row
+  // (ids [batch, context_length], memory -> logits [batch, context_length, vocab]); the decoder
+  // is causal, so with padding after the real tokens the logits at the last real position are
+  // the next token's.
+  const CaptionerConfig& c = model->config();
+  const int64_t s = c.image_size, t = c.context_length;
+  Tensor memory_probe;
+  {
+    NoGradGuard no_grad;
+    memory_probe = model->memory(zeros({1, 3, s, s}));
+  }
+  graph::export_onnx(graph::trace(model.get(), [&](const std::vector<Tensor>& in) { return std::vector<Tensor>{model->memory(in[0])}; },
+                                  {zeros({1, 3, s, s})},
+                                  {.dynamic_batch = true, .input_names = {"image"}, .output_names = {"memory"},
+                                   .graph_name = "skiff_caption_encoder"}),
+                     (dir / "encoder.onnx").string());
+  graph::export_onnx(graph::trace(model.get(), [&](const std::vector<Tensor>& in) { return std::vector<Tensor>{model->decode(in[1], in[0])}; },
+                                  {zeros({1, t}, DType::Int64), memory_probe},
+                                  {.dynamic_batch = true, .input_names = {"ids", "memory"}, .output_names = {"logits"},
+                                   .graph_name = "skiff_caption_decoder"}),
+                     (dir / "decoder.onnx").string());
+  const Specials sp = specials(*tok);
+  YAML::Node yml;
+  yml["arch"] = "Captioner";
+  YAML::Node pre;
+  pre["size"] = s;
+  pre["channel_order"] = "RGB";
+  pre["scale"] = 1.0 / 255.0;
+  pre["mean"] = std::vector<double>{0.5, 0.5, 0.5};
+  pre["std"] = std::vector<double>{0.25, 0.25, 0.25};
+  pre["layout"] = "NCHW";
+  yml["ImagePreprocess"] = pre;
+  YAML::Node dec;
+  dec["vocab"] = "vocab.txt";
+  dec["context_length"] = t;
+  dec["start_id"] = sp.start;
+  dec["end_id"] = sp.end;
+  dec["pad_id"] = sp.pad;
+  dec["note"] = "ids: start_id, the caption so far, then pad_id to context_length; the next token's logits are at the last non-pad position";
+  yml["Decoder"] = dec;
+  io::write_file_atomic(dir / "inference.yml", config::to_yaml(yml));
+
+  // The exported files must decode as the run does.
+  Captioner copy(c);
   train::load_weights(copy, dir / "model.safetensors");
   copy.eval();
   Generator gen(1);
-  const Tensor probe = randn({1, 3, model->config().image_size, model->config().image_size}, DType::Float32, &gen);
+  const Tensor probe = randn({2, 3, s, s}, DType::Float32, &gen);
+  std::vector<int64_t> row(size_t(2 * t), sp.pad);
+  row[0] = row[size_t(t)] = sp.start;
+  row[1] = 5, row[2] = 6, row[size_t(t) + 1] = 7;
+  const Tensor ids = from_vector(row, {2, t});
   NoGradGuard no_grad;
+  const Tensor mem = model->memory(probe), logits = model->decode(mem, ids);
+  engine::Predictor encoder((dir / "encoder.onnx").string()), decoder((dir / "decoder.onnx").string());
+  const Tensor onnx_mem = encoder.run(std::vector<Tensor>{probe})[0];
+  double diff = amax(abs(sub(mem, copy.memory(probe)))).item<double>();
+  diff = std::max(diff, amax(abs(sub(mem, onnx_mem))).item<double>());
+  diff = std::max(diff, amax(abs(sub(logits, decoder.run(std::vector<Tensor>{ids, onnx_mem})[0]))).item<double>());
   train::ExportResult result;
-  result.files = {dir / "model.safetensors", dir / "captioner.json", dir / "vocab.txt"};
-  result.max_abs_diff = amax(abs(sub(model->memory(probe), copy.memory(probe)))).item<double>();
-  result.check = "exported vs trained image memory";
+  result.files = {dir / "model.safetensors", dir / "captioner.json", dir / "vocab.txt", dir / "encoder.onnx",
+                  dir / "decoder.onnx", dir / "inference.yml"};
+  result.max_abs_diff = diff;
+  result.check = "ONNX encoder and decoder and exported weights vs the trained model";
   return result;
 }
 
