@@ -10,6 +10,7 @@
 #include "framework/core/error.h"
 #include "framework/data/image_io.h"
 #include "framework/io/file.h"
+#include "framework/text/lines.h"
 
 namespace skiff::multimodal {
 
@@ -62,27 +63,16 @@ std::vector<CaptionedImage> read_list(const fs::path& file, const std::string& t
   const fs::path root = image_dir.empty() ? file.parent_path() : image_dir;
   std::vector<CaptionedImage> out;
   std::map<std::string, size_t> index;
-  size_t line_no = 0, start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
-    start = end + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#') {
-      if (end == text.size()) break;
-      continue;
-    }
+  text::for_each_line(text, [&](std::string_view line, size_t line_no) {
+    if (line.empty() || line[0] == '#') return;
     const size_t tab = line.find('\t');
-    SKIFF_CHECK(tab != std::string::npos && tab > 0 && tab + 1 < line.size(),
+    SKIFF_CHECK(tab != std::string_view::npos && tab > 0 && tab + 1 < line.size(),
                 "{}: line {}: expected 'image<TAB>caption'", file.string(), line_no);
-    const std::string image = line.substr(0, tab);
+    const std::string image(line.substr(0, tab));
     auto [it, fresh] = index.emplace(image, out.size());
     if (fresh) out.push_back({root / image, {}, ""});
-    out[it->second].captions.push_back(line.substr(tab + 1));
-    if (end == text.size()) break;
-  }
+    out[it->second].captions.emplace_back(line.substr(tab + 1));
+  });
   return out;
 }
 
@@ -108,9 +98,20 @@ Tensor load_images(const std::vector<CaptionedImage>& images, int64_t size) {
       for (int64_t x = 0; x < size; ++x) {
         const cv::Vec3b p = img.at<cv::Vec3b>(int(y), int(x));
         for (int c = 0; c < 3; ++c)  // BGR -> RGB planes
-          dst[(int64_t(i) * 3 + c) * plane + y * size + x] = (float(p[2 - c]) / 255.f - 0.5f) / 0.25f;
+          dst[(int64_t(i) * 3 + c) * plane + y * size + x] = (float(p[2 - c]) / 255.f - kImageMean) / kImageStd;
       }
   }
+  return out;
+}
+
+std::vector<std::string> read_text_lines(const fs::path& file) {
+  std::vector<std::string> out;
+  text::for_each_line(io::read_file(file), [&](std::string_view line, size_t) {
+    const size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos) return;
+    out.emplace_back(line.substr(first, line.find_last_not_of(" \t") - first + 1));
+  });
+  SKIFF_CHECK(!out.empty(), "{}: no non-blank line", file.string());
   return out;
 }
 

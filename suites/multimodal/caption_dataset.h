@@ -28,8 +28,15 @@ struct CaptionedImage {
 std::vector<CaptionedImage> read_caption_file(const std::filesystem::path& file,
                                               const std::filesystem::path& image_dir = {});
 
-/// The images decoded, resized to size x size and normalised ((v / 255 - 0.5) / 0.25 per RGB
-/// channel): [N, 3, size, size] float32. \throws IoError / ValueError naming an unreadable image.
+/// How the multimodal models see pixels: (v / 255 - kImageMean) / kImageStd per RGB channel.
+inline constexpr float kImageMean = 0.5f, kImageStd = 0.25f;
+
+/// The images decoded, resized to size x size and normalised as above: [N, 3, size, size]
+/// float32. \throws IoError / ValueError naming an unreadable image.
 Tensor load_images(const std::vector<CaptionedImage>& images, int64_t size);
+
+/// The non-blank lines of a text file (class names, texts), trimmed of surrounding blanks.
+/// \throws IoError naming the file when it cannot be read; ValueError when it has no line.
+std::vector<std::string> read_text_lines(const std::filesystem::path& file);
 
 }  // namespace skiff::multimodal

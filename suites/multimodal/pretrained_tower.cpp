@@ -8,6 +8,7 @@
 #include "framework/nn/init.h"
 #include "framework/ops/ops.h"
 #include "framework/zoo/zoo.h"
+#include "suites/multimodal/caption_dataset.h"
 
 namespace skiff::multimodal {
 
@@ -49,8 +50,9 @@ PretrainedTower::~PretrainedTower() = default;
 Tensor PretrainedTower::forward(const Tensor& images) {
   SKIFF_CHECK_SHAPE(images.dim() == 4 && images.size(1) == 3, "PretrainedTower: expected images [B, 3, H, W], got {}",
                     images.shape());
-  // RGB (v / 255 - 0.5) / 0.25 -> BGR (v - mean) / std with NanoDet's mean and std (0..255 pixels).
-  const Tensor v = mul(add(mul(images, 0.25), 0.5), 255.0);
+  // The dual encoder's RGB normalisation (caption_dataset.h) -> BGR (v - mean) / std with
+  // NanoDet's mean and std (0..255 pixels).
+  const Tensor v = mul(add(mul(images, double(kImageStd)), double(kImageMean)), 255.0);
   const Tensor bgr = index_select(v, 1, from_vector(std::vector<int64_t>{2, 1, 0}));
   const Tensor centre = reshape(from_vector(std::vector<float>{103.53f, 116.28f, 123.675f}), {1, 3, 1, 1});
   const Tensor scale = reshape(from_vector(std::vector<float>{57.375f, 57.12f, 58.395f}), {1, 3, 1, 1});

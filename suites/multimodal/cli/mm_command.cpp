@@ -64,12 +64,6 @@ std::vector<std::string> split_list(const std::string& text, char sep) {
   return out;
 }
 
-std::vector<std::string> lines_of(const std::string& file) {
-  std::vector<std::string> out = split_list(io::read_file(file), '\n');
-  SKIFF_CHECK(!out.empty(), "{}: no lines", file);
-  return out;
-}
-
 struct ZeroShotOptions {
   std::vector<std::string> images;
   std::string model_dir = kDefaultModelDir, labels, labels_file, templates;
@@ -78,7 +72,7 @@ struct ZeroShotOptions {
 };
 
 void run_zeroshot(const ZeroShotOptions& o) {
-  std::vector<std::string> labels = o.labels_file.empty() ? split_list(o.labels, ',') : lines_of(o.labels_file);
+  std::vector<std::string> labels = o.labels_file.empty() ? split_list(o.labels, ',') : read_text_lines(o.labels_file);
   SKIFF_CHECK(labels.size() >= 2, "mm zeroshot: give at least two class names (--labels \"cat,dog\" or --labels_file)");
   const std::vector<std::string> templates =
       o.templates.empty() ? default_prompt_templates() : split_list(o.templates, '|');
@@ -116,7 +110,7 @@ void run_embed(const EmbedOptions& o) {
   SKIFF_CHECK(kinds == 1, "mm embed: give exactly one of --images, --text and --texts_file");
   LoadedClip clip = load_clip_model(o.model_dir);
   const bool images = !o.images.empty();
-  const std::vector<std::string> items = images ? o.images : !o.texts.empty() ? o.texts : lines_of(o.captions_file);
+  const std::vector<std::string> items = images ? o.images : !o.texts.empty() ? o.texts : read_text_lines(o.captions_file);
   const Tensor e = images ? embed_image_files(*clip.model, items) : embed_texts(*clip.model, *clip.tokenizer, items);
   if (!o.output.empty()) {
     io::save_safetensors(o.output, {{"embeddings", e}},

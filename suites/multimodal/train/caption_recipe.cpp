@@ -155,13 +155,8 @@ class CaptionTask : public train::TrainTask {
   nn::Module& model() override { return model_; }
   Tensor loss(const data::Example&) override {
     const int64_t step = schedule_.last_epoch();
-    Generator pick(seed_ ^ (0x9E3779B97F4A7C15ull * uint64_t(step + 1)));
     const std::vector<int64_t> rows = order_.rows(step);
-    std::vector<std::string> captions;
-    for (int64_t i : rows) {
-      const auto& c = train_[size_t(i)].captions;
-      captions.push_back(c[size_t(pick.next_u64() % c.size())]);
-    }
+    const std::vector<std::string> captions = pick_captions(train_, rows, seed_, step);
     const Specials s = specials(tok_);
     const Tensor ids = caption_rows(tok_, captions, model_.config().context_length, s);
     return caption_loss(model_, index_select(train_images_, 0, from_vector(rows)), ids, s.pad);
@@ -183,10 +178,7 @@ class CaptionTask : public train::TrainTask {
   const optim::LRScheduler& schedule_;
 };
 
-fs::path weights_of(const Recipe& r) {
-  const Section g = r.section("Global");
-  return g.has("checkpoints") ? fs::path(g.text("checkpoints")) : save_dir(r) / "best_model.safetensors";
-}
+fs::path weights_of(const Recipe& r) { return recipe_weights(r, save_dir(r)); }
 
 std::unique_ptr<Captioner> trained_model(const Recipe& r, const text::Tokenizer& tok) {
   auto model = std::make_unique<Captioner>(captioner_config(r, tok.vocab_size()));
@@ -274,14 +266,7 @@ train::ExportResult CaptionRecipeRunner::export_model(const Recipe& r, const fs:
   const Specials sp = specials(*tok);
   YAML::Node yml;
   yml["arch"] = "Captioner";
-  YAML::Node pre;
-  pre["size"] = s;
-  pre["channel_order"] = "RGB";
-  pre["scale"] = 1.0 / 255.0;
-  pre["mean"] = std::vector<double>{0.5, 0.5, 0.5};
-  pre["std"] = std::vector<double>{0.25, 0.25, 0.25};
-  pre["layout"] = "NCHW";
-  yml["ImagePreprocess"] = pre;
+  yml["ImagePreprocess"] = image_preprocess_yaml(s);
   YAML::Node dec;
   dec["vocab"] = "vocab.txt";
   dec["context_length"] = t;

@@ -119,21 +119,7 @@ fs::path save_dir(const Recipe& r) { return recipe_save_dir(r, "./output/clip");
 std::vector<std::string> zero_shot_classes(const Recipe& r) {
   const Section m = r.section("Metric");
   if (m.has("classes")) return m.texts("classes");
-  if (m.has("classes_file")) {
-    const std::string text = io::read_file(m.text("classes_file"));
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start < text.size()) {
-      size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      std::string line = text.substr(start, end - start);
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (!line.empty()) out.push_back(line);
-      start = end + 1;
-    }
-    SKIFF_CHECK(!out.empty(), "{}: '{}' lists no class", m.where("classes_file"), m.text("classes_file"));
-    return out;
-  }
+  if (m.has("classes_file")) return read_text_lines(m.text("classes_file"));
   return {};
 }
 
@@ -209,13 +195,8 @@ class ClipTask : public train::TrainTask {
   nn::Module& model() override { return model_; }
   Tensor loss(const data::Example&) override {
     const int64_t step = schedule_.last_epoch();
-    Generator pick(seed_ ^ (0x9E3779B97F4A7C15ull * uint64_t(step + 1)));
     const std::vector<int64_t> rows = order_.rows(step);
-    std::vector<std::string> captions;
-    for (int64_t i : rows) {
-      const auto& c = train_[size_t(i)].captions;
-      captions.push_back(c[size_t(pick.next_u64() % c.size())]);
-    }
+    const std::vector<std::string> captions = pick_captions(train_, rows, seed_, step);
     const auto [end, pad] = end_and_pad_ids(tok_);
     const CaptionTokens tk = tokenize_captions(tok_, captions, model_.config().context_length, end, pad);
     const Tensor images = index_select(train_images_, 0, from_vector(rows));
@@ -242,8 +223,7 @@ class ClipTask : public train::TrainTask {
 /// The trained model of a run: its clip.json and weights (Global.checkpoints, else the best).
 std::unique_ptr<ClipModel> trained_model(const Recipe& r, const text::Tokenizer& tok) {
   auto model = std::make_unique<ClipModel>(clip_config(r, tok.vocab_size()));
-  const Section g = r.section("Global");
-  const fs::path weights = g.has("checkpoints") ? fs::path(g.text("checkpoints")) : save_dir(r) / "best_model.safetensors";
+  const fs::path weights = recipe_weights(r, save_dir(r));
   SKIFF_CHECK_T(IoError, fs::exists(weights), "{}: no trained weights at '{}' (run skiff train -c {} first)", r.file,
                 weights.string(), r.file);
   train::load_weights(*model, weights);
@@ -315,8 +295,7 @@ fs::path ClipRecipeRunner::default_export_dir(const Recipe& r) const { return sa
 train::ExportResult ClipRecipeRunner::export_model(const Recipe& r, const fs::path& dir) const {
   auto tok = recipe_tokenizer(r);
   auto model = trained_model(r, *tok);  // checks the run's files and that the weights fit
-  const Section g = r.section("Global");
-  const fs::path weights = g.has("checkpoints") ? fs::path(g.text("checkpoints")) : save_dir(r) / "best_model.safetensors";
+  const fs::path weights = recipe_weights(r, save_dir(r));
   fs::create_directories(dir);
   io::write_file_atomic(dir / "model.safetensors", io::read_file(weights));
   io::write_file_atomic(dir / "clip.json", clip_config_json(model->config()).dump(1) + "\n");
@@ -340,14 +319,7 @@ train::ExportResult ClipRecipeRunner::export_model(const Recipe& r, const fs::pa
   yml["arch"] = "CLIP";
   yml["embed_dim"] = c.embed_dim;
   yml["logit_scale"] = model->logit_scale_value().item<double>();
-  YAML::Node pre;
-  pre["size"] = s;
-  pre["channel_order"] = "RGB";
-  pre["scale"] = 1.0 / 255.0;
-  pre["mean"] = std::vector<double>{0.5, 0.5, 0.5};
-  pre["std"] = std::vector<double>{0.25, 0.25, 0.25};
-  pre["layout"] = "NCHW";
-  yml["ImagePreprocess"] = pre;
+  yml["ImagePreprocess"] = image_preprocess_yaml(s);
   YAML::Node text;
   text["vocab"] = "vocab.txt";
   text["context_length"] = t;

@@ -63,6 +63,33 @@ int64_t recipe_batch_size(const train::Recipe& r, const std::string& split, int6
   return r.section(split).section("loader").integer("batch_size_per_card", fallback, 2);
 }
 
+fs::path recipe_weights(const train::Recipe& r, const fs::path& save_dir) {
+  const Section g = r.section("Global");
+  return g.has("checkpoints") ? fs::path(g.text("checkpoints")) : save_dir / "best_model.safetensors";
+}
+
+YAML::Node image_preprocess_yaml(int64_t size) {
+  YAML::Node pre;
+  pre["size"] = size;
+  pre["channel_order"] = "RGB";
+  pre["scale"] = 1.0 / 255.0;
+  pre["mean"] = std::vector<double>(3, kImageMean);
+  pre["std"] = std::vector<double>(3, kImageStd);
+  pre["layout"] = "NCHW";
+  return pre;
+}
+
+std::vector<std::string> pick_captions(const std::vector<CaptionedImage>& images, const std::vector<int64_t>& rows,
+                                       uint64_t seed, int64_t step) {
+  Generator pick(seed ^ (0x9E3779B97F4A7C15ull * uint64_t(step + 1)));
+  std::vector<std::string> out;
+  for (int64_t i : rows) {
+    const auto& c = images[size_t(i)].captions;
+    out.push_back(c[size_t(pick.next_u64() % c.size())]);
+  }
+  return out;
+}
+
 TrainingData load_training_data(const train::Recipe& r, int64_t image_size, bool quiet) {
   TrainingData d;
   d.train = recipe_split(r, "Train");

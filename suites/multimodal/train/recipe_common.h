@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <yaml-cpp/yaml.h>
+
 #include "framework/config/schema.h"
 #include "framework/text/tokenizer.h"
 #include "framework/train/recipe_runner.h"
@@ -31,6 +33,17 @@ std::unique_ptr<text::Tokenizer> recipe_tokenizer(const train::Recipe& r);
 /// The split's captioned images. \throws IoError naming the key when the file does not exist.
 std::vector<CaptionedImage> recipe_split(const train::Recipe& r, const std::string& split);
 int64_t recipe_batch_size(const train::Recipe& r, const std::string& split, int64_t fallback);
+/// The weights a trained run is read from: Global.checkpoints, else save_dir/best_model.safetensors.
+std::filesystem::path recipe_weights(const train::Recipe& r, const std::filesystem::path& save_dir);
+
+/// The ImagePreprocess section of an exported model's inference.yml (load_images' resizing and
+/// normalisation, written out for other runtimes).
+YAML::Node image_preprocess_yaml(int64_t size);
+
+/// One caption of each of `rows`' images for training step `step`, drawn with a generator seeded
+/// by (seed, step), so a resumed run draws the same ones.
+std::vector<std::string> pick_captions(const std::vector<CaptionedImage>& images, const std::vector<int64_t>& rows,
+                                       uint64_t seed, int64_t step);
 
 /// The images and captions of both splits, loaded for training.
 struct TrainingData {
