@@ -30,10 +30,16 @@ function(skiff_add_suite name)
 endfunction()
 
 # skiff_add_test(<binary> SOURCES ... DEPS ... [LABELS ...])
+# A GoogleTest binary; its tests carry the label `unit` besides LABELS, and the target
+# skiff_unit_tests builds every such binary (scripts/sanitize.sh runs them all).
 function(skiff_add_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${ARG_LABELS}")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "unit;${ARG_LABELS}")
+  if(NOT TARGET skiff_unit_tests)
+    add_custom_target(skiff_unit_tests)
+  endif()
+  add_dependencies(skiff_unit_tests ${name})
 endfunction()

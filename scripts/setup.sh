@@ -30,6 +30,9 @@ PACKAGES=(
   # compare ids with it), and Debian's fortunes as local text to train on (the tokenizer
   # tests, the tiny decoder recipes configs/nlp/fortunes_*.yml and their CLI test).
   libsentencepiece-dev sentencepiece fortunes-min fortunes
+  # The sanitizer and fuzzing build (scripts/sanitize.sh, cmake --preset fuzz): clang with
+  # its AddressSanitizer, UndefinedBehaviorSanitizer and libFuzzer runtimes.
+  clang libclang-rt-14-dev llvm
   # Python's jinja2, what Hugging Face renders chat templates with: the chat-template
   # tests compare skiff's renderer with it.
   python3-jinja2

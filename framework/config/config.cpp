@@ -57,22 +57,56 @@ std::vector<fs::path> base_paths(const YAML::Node& root, const fs::path& file) {
   return out;
 }
 
+void check_depth(int depth) {
+  if (depth > kMaxConfigDepth)
+    throw ConfigError(fmt::format("config: maps nested deeper than {} levels (an anchor inside itself?)",
+                                  kMaxConfigDepth));
+}
+
 // Adds to `into` every key of `from` that `into` lacks, recursing into maps both
 // have: deep_merge with `into` winning.
-void fill_missing(YAML::Node& into, const YAML::Node& from) {
+void fill_missing(YAML::Node& into, const YAML::Node& from, int depth = 0) {
+  check_depth(depth);
   for (const auto& kv : from) {
-    const std::string key = kv.first.as<std::string>();
+    const std::string key = key_text(kv.first, "config");
     if (!into[key].IsDefined()) {
       into[key] = YAML::Clone(kv.second);
     } else if (into[key].IsMap() && kv.second.IsMap()) {
       YAML::Node child = into[key];
-      fill_missing(child, kv.second);
+      fill_missing(child, kv.second, depth + 1);
     }
   }
 }
 
-YAML::Node load_with_bases(const fs::path& file, const std::string& listed_by, std::vector<fs::path>& chain) {
-  const fs::path canonical = fs::weakly_canonical(file);
+void merge_into(YAML::Node& into, const YAML::Node& from, int depth) {
+  check_depth(depth);
+  for (const auto& kv : from) {
+    const std::string key = key_text(kv.first, "config");
+    // Fresh handles each time: assigning one yaml-cpp node variable to another
+    // would overwrite the node it refers to.
+    if (kv.second.IsMap() && into[key].IsMap()) {
+      YAML::Node child = into[key];
+      merge_into(child, kv.second, depth + 1);
+    } else {
+      into[key] = YAML::Clone(kv.second);
+    }
+  }
+}
+
+// A recipe and all its bases: 64 files is far more than any real recipe uses, and keeps a
+// file listing itself N times at each level (N^depth loads, no cycle) finite.
+constexpr int kMaxConfigFiles = 64;
+
+YAML::Node load_with_bases(const fs::path& file, const std::string& listed_by, std::vector<fs::path>& chain,
+                           int& files_loaded) {
+  if (++files_loaded > kMaxConfigFiles)
+    throw ConfigError(fmt::format("config '{}': more than {} files through _BASE_", file.string(), kMaxConfigFiles));
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(file, ec);
+  if (ec)
+    throw IoError(listed_by.empty() ? fmt::format("config '{}': {}", file.string(), ec.message())
+                                    : fmt::format("config '{}' (a _BASE_ of '{}'): {}", file.string(), listed_by,
+                                                  ec.message()));
   for (const auto& c : chain)
     if (c == canonical) {
       std::string cycle;
@@ -84,7 +118,7 @@ YAML::Node load_with_bases(const fs::path& file, const std::string& listed_by, s
   if (bases.empty()) return own;
   chain.push_back(canonical);
   YAML::Node merged(YAML::NodeType::Map);
-  for (const auto& base : bases) deep_merge(merged, load_with_bases(base, file.string(), chain));
+  for (const auto& base : bases) deep_merge(merged, load_with_bases(base, file.string(), chain, files_loaded));
   chain.pop_back();
   own.remove(kBaseKey);
   // The file's own nodes stay in place (with their line numbers, which
@@ -95,18 +129,13 @@ YAML::Node load_with_bases(const fs::path& file, const std::string& listed_by, s
 
 }  // namespace
 
-void deep_merge(YAML::Node& into, const YAML::Node& from) {
-  for (const auto& kv : from) {
-    const std::string key = kv.first.as<std::string>();
-    // Fresh handles each time: assigning one yaml-cpp node variable to another
-    // would overwrite the node it refers to.
-    if (kv.second.IsMap() && into[key].IsMap()) {
-      YAML::Node child = into[key];
-      deep_merge(child, kv.second);
-    } else {
-      into[key] = YAML::Clone(kv.second);
-    }
-  }
+void deep_merge(YAML::Node& into, const YAML::Node& from) { merge_into(into, from, 0); }
+
+std::string key_text(const YAML::Node& key, const std::string& file) {
+  if (!key.IsScalar())
+    throw ConfigError(fmt::format("{}:{}: a key must be a plain value, not {}", file, key.Mark().line + 1,
+                                  key.IsNull() ? "empty" : key.IsMap() ? "a map" : "a list"));
+  return key.Scalar();
 }
 
 void apply_override(YAML::Node& root, const std::string& assignment) {
@@ -136,6 +165,8 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
     if (!list.IsSequence()) return std::nullopt;
     if (key.find_first_not_of("0123456789") != std::string::npos)
       throw ValueError(fmt::format("override '{}': '{}' is a list; index it by number", assignment, key));
+    if (key.size() > 9)
+      throw ValueError(fmt::format("override '{}': index {} is past the end of a list of {}", assignment, key, list.size()));
     size_t i = std::stoul(key);
     if (i >= list.size())
       throw ValueError(fmt::format("override '{}': index {} is past the end of a list of {}", assignment, i, list.size()));
@@ -163,7 +194,8 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
 
 YAML::Node load_config(const std::string& path, const std::vector<std::string>& overrides) {
   std::vector<fs::path> chain;
-  YAML::Node root = load_with_bases(fs::path(path), "", chain);
+  int files_loaded = 0;
+  YAML::Node root = load_with_bases(fs::path(path), "", chain, files_loaded);
   for (const auto& o : overrides) apply_override(root, o);
   return root;
 }
@@ -171,15 +203,16 @@ YAML::Node load_config(const std::string& path, const std::vector<std::string>& 
 namespace {
 // Maps in block style (one key per line, nested by indentation), whatever style
 // the source used; lists of scalars stay on one line.
-void block_maps(YAML::Node node) {
+void block_maps(YAML::Node node, int depth = 0) {
+  check_depth(depth);
   if (node.IsMap()) {
     node.SetStyle(YAML::EmitterStyle::Block);
-    for (auto kv : node) block_maps(kv.second);
+    for (auto kv : node) block_maps(kv.second, depth + 1);
   } else if (node.IsSequence()) {
     bool scalars = true;
     for (auto item : node) scalars = scalars && item.IsScalar();
     node.SetStyle(scalars ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block);
-    for (auto item : node) block_maps(item);
+    for (auto item : node) block_maps(item, depth + 1);
   }
 }
 }  // namespace

@@ -53,6 +53,15 @@ YAML::Node number_node(double value);
 /// that is not a number or is out of range.
 void apply_override(YAML::Node& root, const std::string& assignment);
 
+/// A map key as text (what yaml-cpp's as<std::string>() gives for a scalar).
+/// \throws ConfigError "<file>:<line>: a key must be a plain value, ..." for a null
+///   key or a list or map used as a key (`? [a, b]: 1`), which YAML allows.
+std::string key_text(const YAML::Node& key, const std::string& file);
+
+/// Deepest nesting of maps and lists load_config and to_yaml walk. YAML anchors let a
+/// file nest a map inside itself (`a: &x {b: *x}`); past this depth it is an error.
+inline constexpr int kMaxConfigDepth = 256;
+
 /// The tree as YAML text, ending with a newline: maps in block style, lists of
 /// scalars on one line.
 std::string to_yaml(const YAML::Node& root);

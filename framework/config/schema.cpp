@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "framework/config/config.h"
 #include "framework/core/registry.h"
 
 namespace skiff::config {
@@ -176,7 +177,7 @@ std::vector<ComponentEntry> component_list(const Section& parent, const std::str
     if (!e.IsMap() || e.size() != 1)
       throw ValueError(fmt::format("{}: expected one 'Name: {{settings}}' map per entry", where));
     auto kv = *e.begin();
-    std::string name = kv.first.as<std::string>();
+    std::string name = key_text(kv.first, parent.file());
     YAML::Node settings = kv.second;
     // A bare "- Name:" has a null value: read it as empty settings, at the entry's line.
     if (!settings.IsDefined() || settings.IsNull()) settings = YAML::Node();

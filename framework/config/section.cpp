@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "framework/config/config.h"
 #include "framework/core/error.h"
 #include "framework/core/registry.h"
 
@@ -20,7 +21,7 @@ std::string Section::where(const std::string& key) const {
   std::string p = path_.empty() ? key : path_ + "." + key;
   // The key's own line; a key an -o override created has no line (-1).
   for (const auto& kv : node_)
-    if (kv.first.as<std::string>() == key) {
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) {
       int line = kv.first.Mark().line;
       return line >= 0 ? fmt::format("{}:{}: {}", file_, line + 1, p) : fmt::format("{}: {} (set with -o)", file_, p);
     }
@@ -30,7 +31,7 @@ std::string Section::where(const std::string& key) const {
 
 YAML::Node Section::get(const std::string& key) const {
   for (const auto& kv : node_)
-    if (kv.first.as<std::string>() == key) return kv.second;
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) return kv.second;
   return YAML::Node();
 }
 
@@ -100,7 +101,7 @@ std::vector<std::string> Section::texts(const std::string& key, std::optional<st
 
 std::vector<std::string> Section::keys() const {
   std::vector<std::string> out;
-  for (const auto& kv : node_) out.push_back(kv.first.as<std::string>());
+  for (const auto& kv : node_) out.push_back(key_text(kv.first, file_));
   return out;
 }
 
@@ -146,7 +147,7 @@ Section Section::section(const std::string& key) const {
 
 void Section::allow_only(const std::vector<std::string>& allowed) const {
   for (const auto& kv : node_) {
-    std::string key = kv.first.as<std::string>();
+    std::string key = key_text(kv.first, file_);
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     std::string near = closest_match(key, allowed);
     // The key's own line: a map value starts on the line below its key.

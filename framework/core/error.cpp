@@ -2,7 +2,7 @@
 
 namespace skiff {
 
-Error::Error(std::string msg, std::source_location loc) : std::runtime_error(std::move(msg)), loc_(loc) {}
+Error::Error(std::string msg, SourceLocation loc) : std::runtime_error(std::move(msg)), loc_(loc) {}
 
 std::string Error::full_message() const {
   std::string out = what();

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <source_location>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,15 +28,36 @@ enum ExitCode : int {
   kExitInterrupted = 130,   ///< Ctrl-C (training saves a checkpoint first)
 };
 
+/// Where an error was raised. SourceLocation does the same, but libstdc++ 12
+/// offers it only to compilers with __builtin_source_location, which clang 14 (the
+/// fuzzing build, tests/fuzz) lacks; the three builtins below exist in GCC and clang.
+class SourceLocation {
+ public:
+  static constexpr SourceLocation current(const char* file = __builtin_FILE(), uint32_t line = __builtin_LINE(),
+                                          const char* function = __builtin_FUNCTION()) noexcept {
+    return SourceLocation(file, line, function);
+  }
+  constexpr const char* file_name() const noexcept { return file_; }
+  constexpr uint32_t line() const noexcept { return line_; }
+  constexpr const char* function_name() const noexcept { return function_; }
+
+ private:
+  constexpr SourceLocation(const char* file, uint32_t line, const char* function) noexcept
+      : file_(file), line_(line), function_(function) {}
+  const char* file_;
+  uint32_t line_;
+  const char* function_;
+};
+
 /// Base of every error skiff throws. Carries where it was raised and a stack of
 /// context lines added as the error crosses module boundaries.
 class Error : public std::runtime_error {
  public:
-  Error(std::string msg, std::source_location loc = std::source_location::current());
+  Error(std::string msg, SourceLocation loc = SourceLocation::current());
   /// Adds a line of context ("while running node conv_3", "in key Train.loader").
   void add_context(std::string ctx) { context_.push_back(std::move(ctx)); }
   const std::vector<std::string>& context() const { return context_; }
-  const std::source_location& location() const { return loc_; }
+  const SourceLocation& location() const { return loc_; }
   /// Message plus context lines, one per line.
   std::string full_message() const;
   /// Short type name for reports ("ShapeError").
@@ -45,7 +66,7 @@ class Error : public std::runtime_error {
   virtual int exit_code() const { return kExitFailure; }
 
  private:
-  std::source_location loc_;
+  SourceLocation loc_;
   std::vector<std::string> context_;
 };
 
@@ -70,10 +91,10 @@ SKIFF_DEFINE_ERROR(InternalError, kExitInternal)
 
 namespace detail {
 template <typename E, typename... Args>
-[[noreturn]] void throw_error(std::source_location loc, fmt::format_string<Args...> f, Args&&... args) {
+[[noreturn]] void throw_error(SourceLocation loc, fmt::format_string<Args...> f, Args&&... args) {
   throw E(fmt::format(f, std::forward<Args>(args)...), loc);
 }
-[[noreturn]] inline void throw_error_plain(std::source_location loc, const char* cond) {
+[[noreturn]] inline void throw_error_plain(SourceLocation loc, const char* cond) {
   throw ValueError(fmt::format("check failed: {}", cond), loc);
 }
 }  // namespace detail
@@ -84,7 +105,7 @@ template <typename E, typename... Args>
 #define SKIFF_CHECK_T(ErrorType, cond, ...)                                                   \
   do {                                                                                       \
     if (!(cond)) [[unlikely]]                                                                \
-      ::skiff::detail::throw_error<ErrorType>(std::source_location::current(), __VA_ARGS__); \
+      ::skiff::detail::throw_error<ErrorType>(::skiff::SourceLocation::current(), __VA_ARGS__); \
   } while (0)
 #define SKIFF_CHECK(cond, ...) SKIFF_CHECK_T(::skiff::ValueError, cond, __VA_ARGS__)
 #define SKIFF_CHECK_SHAPE(cond, ...) SKIFF_CHECK_T(::skiff::ShapeError, cond, __VA_ARGS__)
@@ -95,9 +116,9 @@ template <typename E, typename... Args>
   do {                                                                                       \
     if (!(cond)) [[unlikely]]                                                                \
       ::skiff::detail::throw_error<::skiff::InternalError>(                                  \
-          std::source_location::current(), "internal error (this is a bug in skiff): {}: {}", \
+          ::skiff::SourceLocation::current(), "internal error (this is a bug in skiff): {}: {}", \
           #cond, fmt::format(__VA_ARGS__));                                                  \
   } while (0)
 /// Throws the given error type unconditionally.
 #define SKIFF_THROW(ErrorType, ...) \
-  ::skiff::detail::throw_error<ErrorType>(std::source_location::current(), __VA_ARGS__)
+  ::skiff::detail::throw_error<ErrorType>(::skiff::SourceLocation::current(), __VA_ARGS__)

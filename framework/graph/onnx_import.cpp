@@ -2,6 +2,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -89,13 +91,25 @@ void copy_field(const Field& field, Tensor& out, const std::string& where, const
   }
 }
 
-std::string read_external(const onnx::TensorProto& t, const ImportContext& ctx, const std::string& where) {
+// A non-negative decimal from an external_data entry.
+int64_t external_number(const onnx::StringStringEntryProto& kv, const onnx::TensorProto& t, const std::string& where) {
+  int64_t v = -1;
+  const std::string& s = kv.value();
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  SKIFF_CHECK(ec == std::errc() && end == s.data() + s.size() && v >= 0,
+              "{}: tensor '{}': external data {} '{}' is not a byte count", where, t.name(), kv.key(), s);
+  return v;
+}
+
+// The `nbytes` bytes of a tensor stored in a file beside the model.
+std::string read_external(const onnx::TensorProto& t, int64_t nbytes, const ImportContext& ctx,
+                          const std::string& where) {
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto& kv : t.external_data()) {
     if (kv.key() == "location") location = kv.value();
-    else if (kv.key() == "offset") offset = std::stoll(kv.value());
-    else if (kv.key() == "length") length = std::stoll(kv.value());
+    else if (kv.key() == "offset") offset = external_number(kv, t, where);
+    else if (kv.key() == "length") length = external_number(kv, t, where);
   }
   SKIFF_CHECK(!location.empty(), "{}: tensor '{}' uses external data without a location", where, t.name());
   fs::path rel(location);
@@ -107,8 +121,10 @@ std::string read_external(const onnx::TensorProto& t, const ImportContext& ctx, 
   if (!f) SKIFF_THROW(IoError, "{}: cannot open external data file '{}' of tensor '{}'", where, path.string(), t.name());
   f.seekg(0, std::ios::end);
   int64_t size = f.tellg();
-  if (length < 0) length = size - offset;
-  SKIFF_CHECK(offset >= 0 && offset + length <= size, "{}: external data of tensor '{}' ({} bytes at {}) runs past "
+  if (length < 0) length = std::max<int64_t>(size - offset, 0);
+  SKIFF_CHECK(length == nbytes, "{}: tensor '{}' has {} bytes of external data, its shape and dtype need {}", where,
+              t.name(), length, nbytes);
+  SKIFF_CHECK(offset <= size && length <= size - offset, "{}: external data of tensor '{}' ({} bytes at {}) runs past "
               "the end of '{}' ({} bytes)", where, t.name(), length, offset, path.string(), size);
   std::string data(size_t(length), '\0');
   f.seekg(offset);
@@ -118,29 +134,40 @@ std::string read_external(const onnx::TensorProto& t, const ImportContext& ctx, 
 
 Tensor convert_tensor(const onnx::TensorProto& t, const ImportContext& ctx, const std::string& where) {
   DType dtype = dtype_from_onnx(t.data_type(), where + ": tensor '" + t.name() + "'");
-  Tensor out = empty(tensor_shape(t, where), dtype);
-  const int64_t nbytes = out.nbytes();
-  auto copy_raw = [&](const std::string& raw) {
-    SKIFF_CHECK(int64_t(raw.size()) == nbytes, "{}: tensor '{}' has {} bytes of data, its shape {} and dtype {} need {} "
-                "(truncated or corrupt file?)", where, t.name(), raw.size(), out.shape(), dtype_name(dtype), nbytes);
-    if (nbytes) std::memcpy(out.data_ptr(), raw.data(), size_t(nbytes));
+  const Shape shape = tensor_shape(t, where);
+  // The size the shape declares, checked against the data before anything is allocated:
+  // a corrupt file can declare any shape.
+  int64_t numel = 1, nbytes = 0;
+  for (int64_t d : shape)
+    SKIFF_CHECK(!__builtin_mul_overflow(numel, d, &numel), "{}: tensor '{}' has an impossible shape {}", where,
+                t.name(), shape);
+  SKIFF_CHECK(!__builtin_mul_overflow(numel, int64_t(itemsize(dtype)), &nbytes),
+              "{}: tensor '{}' has an impossible shape {}", where, t.name(), shape);
+  auto check_count = [&](int64_t have, const char* what, int64_t need) {
+    SKIFF_CHECK(have == need, "{}: tensor '{}' has {} {} of data, its shape {} and dtype {} need {} "
+                "(truncated or corrupt file?)", where, t.name(), have, what, shape, dtype_name(dtype), need);
   };
-  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-    copy_raw(read_external(t, ctx, where));
-  } else if (t.has_raw_data()) {
-    copy_raw(t.raw_data());
-  } else if (t.float_data_size()) {
-    copy_field<float>(t.float_data(), out, where, t.name());
-  } else if (t.double_data_size()) {
-    copy_field<double>(t.double_data(), out, where, t.name());
-  } else if (t.int64_data_size()) {
-    copy_field<int64_t>(t.int64_data(), out, where, t.name());
-  } else if (t.int32_data_size()) {
-    copy_field<int32_t>(t.int32_data(), out, where, t.name());
-  } else {
-    SKIFF_CHECK(out.numel() == 0, "{}: tensor '{}' of shape {} has no data", where, t.name(), out.shape());
-  }
-  return out;
+  auto copy_raw = [&](const std::string& raw) {
+    check_count(int64_t(raw.size()), "bytes", nbytes);
+    Tensor out = empty(shape, dtype);
+    if (nbytes) std::memcpy(out.data_ptr(), raw.data(), size_t(nbytes));
+    return out;
+  };
+  auto typed = [&](const auto& field, auto source_type) {
+    using Src = decltype(source_type);
+    check_count(int64_t(field.size()), "values", numel);
+    Tensor out = empty(shape, dtype);
+    copy_field<Src>(field, out, where, t.name());
+    return out;
+  };
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) return copy_raw(read_external(t, nbytes, ctx, where));
+  if (t.has_raw_data()) return copy_raw(t.raw_data());
+  if (t.float_data_size()) return typed(t.float_data(), float{});
+  if (t.double_data_size()) return typed(t.double_data(), double{});
+  if (t.int64_data_size()) return typed(t.int64_data(), int64_t{});
+  if (t.int32_data_size()) return typed(t.int32_data(), int32_t{});
+  SKIFF_CHECK(numel == 0, "{}: tensor '{}' of shape {} has no data", where, t.name(), shape);
+  return empty(shape, dtype);
 }
 
 ValueInfo convert_value_info(const onnx::ValueInfoProto& v, const std::string& where) {

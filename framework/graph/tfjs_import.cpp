@@ -788,7 +788,9 @@ std::vector<const TfNode*> topological_order(const std::vector<TfNode>& nodes, c
 
 }  // namespace
 
-Graph import_tfjs(const std::string& model_json_path, const TfjsImportOptions& options) {
+namespace {
+
+Graph import_tfjs_json(const std::string& model_json_path, const TfjsImportOptions& options) {
   const std::string& file = model_json_path;
   json model;
   try {
@@ -925,6 +927,25 @@ Graph import_tfjs(const std::string& model_json_path, const TfjsImportOptions& o
     throw;
   }
   return g;
+}
+
+}  // namespace
+
+Graph import_tfjs(const std::string& model_json_path, const TfjsImportOptions& options) {
+  // The translation reads the JSON with typed accessors and parses numbers from strings;
+  // a value of the wrong type or range anywhere in the file surfaces as one of these.
+  try {
+    return import_tfjs_json(model_json_path, options);
+  } catch (const json::exception& e) {
+    SKIFF_THROW(ValueError, "{}: malformed TF.js model: {}", model_json_path, e.what());
+  } catch (const std::invalid_argument& e) {
+    SKIFF_THROW(ValueError, "{}: malformed TF.js model: a number is not a number ({})", model_json_path, e.what());
+  } catch (const std::out_of_range& e) {
+    SKIFF_THROW(ValueError, "{}: malformed TF.js model: a value or list is out of range ({})", model_json_path,
+                e.what());
+  } catch (const std::length_error& e) {
+    SKIFF_THROW(ValueError, "{}: malformed TF.js model: a size is out of range ({})", model_json_path, e.what());
+  }
 }
 
 bool is_tfjs_model(const std::string& path) {

@@ -3,6 +3,7 @@
 /// Value conversion between any two element types (including complex, half and bool).
 
 #include <complex>
+#include <limits>
 #include <type_traits>
 
 #include "framework/core/dtype.h"
@@ -31,6 +32,14 @@ inline Dst convert(Src v) {
     return v != Src(0);
   } else if constexpr (std::is_same_v<Dst, Half> || std::is_same_v<Dst, BFloat16>) {
     return Dst(float(v));
+  } else if constexpr (std::is_floating_point_v<Src> && std::is_integral_v<Dst>) {
+    // A float outside the integer's range (or NaN) has no value there, and C++ leaves the
+    // conversion undefined; weights and attributes come from files, so it saturates
+    // instead (NaN gives 0).
+    if (!(v == v)) return Dst(0);
+    if (v <= Src(std::numeric_limits<Dst>::min())) return std::numeric_limits<Dst>::min();
+    if (v >= Src(std::numeric_limits<Dst>::max())) return std::numeric_limits<Dst>::max();
+    return static_cast<Dst>(v);
   } else {
     return static_cast<Dst>(v);
   }

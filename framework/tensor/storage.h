@@ -23,6 +23,7 @@ class Storage {
   Storage& operator=(const Storage&) = delete;
 
   /// Allocates from the device's caching allocator (64-byte aligned on the CPU).
+  /// \throws DeviceError naming both sizes when `nbytes` exceeds max_tensor_bytes().
   static std::shared_ptr<Storage> allocate(int64_t nbytes, Device device);
 
   void* data() const { return data_; }
@@ -38,6 +39,14 @@ class Storage {
   Deleter deleter_;
   std::atomic<uint32_t> version_{0};
 };
+
+/// The largest single tensor Storage::allocate accepts, in bytes: the environment variable
+/// SKIFF_MAX_TENSOR_BYTES when set, else the machine's physical memory. A request above it
+/// (a corrupt model declaring a [1e9, 1e9] weight, a shape op gone wild) fails with an error
+/// naming the limit instead of the process being killed for memory.
+int64_t max_tensor_bytes();
+/// Overrides the limit for this process (the fuzzers use a few hundred MiB).
+void set_max_tensor_bytes(int64_t nbytes);
 
 /// CPU caching allocator statistics (for `skiff info` and tests).
 /// (framework/tensor/cpu_allocator.h explains how it works.)

@@ -1,5 +1,6 @@
 #include "framework/tensor/tensor.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "framework/core/rng.h"
@@ -98,7 +99,14 @@ SKIFF_INSTANTIATE_ITEM(complex128)
 
 Tensor empty(const Shape& shape, DType dtype, Device device) {
   for (int64_t d : shape) SKIFF_CHECK_SHAPE(d >= 0, "empty: negative dimension in shape {}", shape);
-  auto storage = Storage::allocate(shape.numel() * itemsize(dtype), device);
+  // Shapes come from files too: a product past int64 is refused, not wrapped around.
+  int64_t nbytes = itemsize(dtype);
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) nbytes = 0;
+  else
+    for (int64_t d : shape)
+      SKIFF_CHECK_T(DeviceError, !__builtin_mul_overflow(nbytes, d, &nbytes),
+                    "empty: a tensor of shape {} and dtype {} is larger than any memory", shape, dtype_name(dtype));
+  auto storage = Storage::allocate(nbytes, device);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), shape, contiguous_strides(shape), 0, dtype));
 }
 

@@ -51,6 +51,9 @@ BpeModel::BpeModel(Vocab vocab, const std::vector<MergeRule>& merges, const std:
     if (id < 0) SKIFF_THROW(ValueError, "{}: token '{}' has a negative id {}", source, token, id);
     max_id = std::max(max_id, id);
   }
+  if (max_id > max_token_id(vocab_.size()))
+    SKIFF_THROW(ValueError, "{}: token id {} is far beyond the vocabulary's {} tokens (at most {})", source, max_id,
+                vocab_.size(), max_token_id(vocab_.size()));
   id_to_token_.resize(size_t(max_id) + 1);
   for (const auto& [token, id] : vocab_) {
     if (!id_to_token_[id].empty())

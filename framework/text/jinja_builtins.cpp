@@ -160,7 +160,8 @@ Value attribute(const Value& v, const std::string& path) {
     const std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     if (cur.is_dict()) cur = dict_get(cur.as_dict(), part);
     else if (cur.is_namespace()) cur = dict_get(cur.as_namespace().attrs, part);
-    else if (cur.is_list() && !part.empty() && std::all_of(part.begin(), part.end(), ::isdigit)) cur = subscript(cur, Value(int64_t(std::stoll(part))));
+    else if (cur.is_list() && !part.empty() && part.size() <= 18 && std::all_of(part.begin(), part.end(), ::isdigit))
+      cur = subscript(cur, Value(int64_t(std::stoll(part))));
     else return Value(Undefined{part});
     if (dot == std::string::npos) return cur;
     start = dot + 1;

@@ -4,6 +4,7 @@
 // tests (`|` and `is`), which bind tighter than any binary operator:
 // `messages|length - 1` is `(messages|length) - 1`.
 #include <charconv>
+#include <cstdlib>
 
 #include "framework/core/error.h"
 #include "framework/text/jinja_syntax.h"
@@ -344,7 +345,8 @@ class Parser {
       }
       case K::Float: {
         ExprPtr e = make(Expr::Kind::Literal, tok.line);
-        e->value = Value(std::stod(tok.text));
+        // strtod, not stod: 1e999 is inf (as in Python's float()), not an exception.
+        e->value = Value(std::strtod(tok.text.c_str(), nullptr));
         return e;
       }
       case K::Name: {
@@ -408,7 +410,10 @@ class Parser {
         a->args.push_back(std::move(e));
         if (tok.kind == K::Int) {  // x.0 is x[0] in Jinja
           ExprPtr idx = make(Expr::Kind::Literal, tok.line);
-          idx->value = Value(int64_t(std::stoll(tok.text)));
+          int64_t v = 0;
+          const auto [end, ec] = std::from_chars(tok.text.data(), tok.text.data() + tok.text.size(), v);
+          if (ec != std::errc()) fail(tok.line, "index ." + tok.text + " is out of range");
+          idx->value = Value(v);
           a->args.push_back(std::move(idx));
         }
         e = std::move(a);

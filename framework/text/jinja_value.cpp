@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "framework/core/error.h"
+
 namespace skiff::text::jinja {
 
 Value Value::from_json(const nlohmann::ordered_json& j) {
@@ -81,6 +83,15 @@ std::string Value::repr() const {
 }
 
 std::string Value::str() const {
+  // Namespaces are shared, so `{% set ns.x = ns %}` makes one contain itself; Python prints
+  // the repeated part as "..." and so does this, past a nesting depth no real data reaches.
+  static thread_local int depth = 0;
+  constexpr int kMaxPrintDepth = 64;
+  if ((is_list() || is_dict() || is_namespace()) && depth >= kMaxPrintDepth) return "...";
+  struct Nest {
+    Nest() { ++depth; }
+    ~Nest() { --depth; }
+  } nest;
   if (is_undefined()) return "";
   if (is_none()) return "None";
   if (is_bool()) return as_bool() ? "True" : "False";
@@ -102,6 +113,7 @@ std::string Value::str() const {
 }
 
 std::string Value::to_json(int indent, int depth) const {
+  if (depth > 64) SKIFF_THROW(ValueError, "tojson: a value nested deeper than 64 levels (a namespace inside itself?)");
   if (is_undefined() || is_none()) return "null";
   if (is_bool()) return as_bool() ? "true" : "false";
   if (is_int()) return std::to_string(as_int());

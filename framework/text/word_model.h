@@ -13,6 +13,10 @@
 namespace skiff::text {
 
 /// Hash for std::string keys that also accepts std::string_view lookups.
+/// Largest token id a vocabulary may use beyond its size: ids index a table, so one
+/// token with id 2^31 - 1 would make a 64 GiB table. Real vocabularies are dense.
+inline int64_t max_token_id(size_t vocab_size) { return int64_t(vocab_size) * 2 + 65536; }
+
 struct StringHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }

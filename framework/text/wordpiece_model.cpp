@@ -15,6 +15,8 @@ WordPieceModel::WordPieceModel(Vocab vocab, std::string unk_token, std::string c
     SKIFF_CHECK(id >= 0, "{}: token '{}' has a negative id {}", source, token, id);
     max_id = std::max(max_id, id);
   }
+  SKIFF_CHECK(max_id <= max_token_id(vocab_.size()), "{}: token id {} is far beyond the vocabulary's {} tokens (at most {})",
+              source, max_id, vocab_.size(), max_token_id(vocab_.size()));
   id_to_token_.resize(size_t(max_id) + 1);
   std::vector<bool> taken(id_to_token_.size());
   for (const auto& [token, id] : vocab_) {

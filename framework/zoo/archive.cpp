@@ -16,6 +16,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// libarchive's message for the last error, which may be null (fmt refuses null strings).
+const char* error_text(struct archive* a) {
+  const char* text = archive_error_string(a);
+  return text ? text : "unknown error";
+}
+
+
 using ReadPtr = std::unique_ptr<struct archive, decltype(&archive_read_free)>;
 using WritePtr = std::unique_ptr<struct archive, decltype(&archive_write_free)>;
 
@@ -26,7 +33,7 @@ ReadPtr open_archive(const fs::path& path) {
   archive_read_support_format_gnutar(a.get());
   archive_read_support_format_zip(a.get());
   SKIFF_CHECK_T(IoError, archive_read_open_filename(a.get(), path.c_str(), 1 << 16) == ARCHIVE_OK,
-                "archive '{}': cannot open: {}", path.string(), archive_error_string(a.get()));
+                "archive '{}': cannot open: {}", path.string(), error_text(a.get()));
   return a;
 }
 
@@ -82,7 +89,7 @@ void extract_archive(const fs::path& archive, const fs::path& dest, const Archiv
     int r = archive_read_next_header(a.get(), &e);
     if (r == ARCHIVE_EOF) break;
     SKIFF_CHECK_T(IoError, r == ARCHIVE_OK || r == ARCHIVE_WARN, "archive '{}': corrupt: {}", archive.string(),
-                  archive_error_string(a.get()));
+                  error_text(a.get()));
     const char* raw = archive_entry_pathname(e);
     std::string raw_name = raw ? raw : "";
     if (++entries > limits.max_entries) bad(raw_name, fmt::format("more than {} entries", limits.max_entries));
@@ -112,7 +119,7 @@ void extract_archive(const fs::path& archive, const fs::path& dest, const Archiv
                                 limits.max_entry_bytes));
     archive_entry_set_pathname(e, (root / name).c_str());
     SKIFF_CHECK_T(IoError, archive_write_header(w.get(), e) == ARCHIVE_OK, "archive '{}': entry '{}': {}",
-                  archive.string(), raw_name, archive_error_string(w.get()));
+                  archive.string(), raw_name, error_text(w.get()));
     if (type == AE_IFREG && !hard) {
       // Sizes in headers can lie (and zip may omit them): count what is really written.
       uint64_t written = 0;
@@ -123,7 +130,7 @@ void extract_archive(const fs::path& archive, const fs::path& dest, const Archiv
         r = archive_read_data_block(a.get(), &buf, &size, &off);
         if (r == ARCHIVE_EOF) break;
         SKIFF_CHECK_T(IoError, r == ARCHIVE_OK || r == ARCHIVE_WARN, "archive '{}': entry '{}': corrupt data: {}",
-                      archive.string(), raw_name, archive_error_string(a.get()));
+                      archive.string(), raw_name, error_text(a.get()));
         written += size;
         total += size;
         if (written > limits.max_entry_bytes)
@@ -132,14 +139,14 @@ void extract_archive(const fs::path& archive, const fs::path& dest, const Archiv
           bad(raw_name, fmt::format("the archive expands past the limit of {} bytes", limits.max_total_bytes));
         SKIFF_CHECK_T(IoError, archive_write_data_block(w.get(), buf, size, off) == ARCHIVE_OK,
                       "archive '{}': entry '{}': write failed: {}", archive.string(), raw_name,
-                      archive_error_string(w.get()));
+                      error_text(w.get()));
       }
     }
     SKIFF_CHECK_T(IoError, archive_write_finish_entry(w.get()) == ARCHIVE_OK, "archive '{}': entry '{}': {}",
-                  archive.string(), raw_name, archive_error_string(w.get()));
+                  archive.string(), raw_name, error_text(w.get()));
   }
   SKIFF_CHECK_T(IoError, archive_write_close(w.get()) == ARCHIVE_OK, "archive '{}': {}", archive.string(),
-                archive_error_string(w.get()));
+                error_text(w.get()));
   // Each link was lexically inside, but chains of links can still combine into an
   // escape (a -> "..", b -> "a/.."); resolve them on disk now that all exist.
   for (const auto& name : symlinks) {
@@ -161,7 +168,7 @@ uint64_t extract_member(const fs::path& archive, const std::string& member, int 
     int r = archive_read_next_header(a.get(), &e);
     if (r == ARCHIVE_EOF) break;
     SKIFF_CHECK_T(IoError, r == ARCHIVE_OK || r == ARCHIVE_WARN, "archive '{}': corrupt: {}", archive.string(),
-                  archive_error_string(a.get()));
+                  error_text(a.get()));
     if (clean_name(archive_entry_pathname(e)) != want) continue;
     SKIFF_CHECK(archive_entry_filetype(e) == AE_IFREG && !archive_entry_hardlink(e),
                 "archive '{}': '{}' is not a regular file", archive.string(), member);
@@ -173,7 +180,7 @@ uint64_t extract_member(const fs::path& archive, const std::string& member, int 
       r = archive_read_data_block(a.get(), &buf, &size, &off);
       if (r == ARCHIVE_EOF) break;
       SKIFF_CHECK_T(IoError, r == ARCHIVE_OK || r == ARCHIVE_WARN, "archive '{}': '{}': corrupt data: {}",
-                    archive.string(), member, archive_error_string(a.get()));
+                    archive.string(), member, error_text(a.get()));
       written += size;
       SKIFF_CHECK(written <= max_bytes, "archive '{}': '{}' is larger than the expected {} bytes", archive.string(),
                   member, max_bytes);

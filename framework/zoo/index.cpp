@@ -3,6 +3,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "framework/config/config.h"
+
 #include <fstream>
 #include <regex>
 #include <set>
@@ -49,7 +51,7 @@ class Validator {
   // Rejects unknown keys with a "did you mean" hint: typos must not silently drop data.
   void check_keys(const YAML::Node& map, const std::string& where, const std::vector<std::string>& allowed) const {
     for (const auto& kv : map) {
-      auto k = kv.first.as<std::string>();
+      auto k = config::key_text(kv.first, file_.string());
       if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
       auto hint = closest_match(k, allowed);
       fail(kv.first, where.empty() ? k : where + "." + k,

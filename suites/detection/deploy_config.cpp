@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "framework/config/config.h"
 #include "framework/config/section.h"
 #include "framework/core/error.h"
 
@@ -17,11 +18,11 @@ namespace fs = std::filesystem;
 config::Section step_section(const YAML::Node& step, size_t index, const std::string& file, std::string& type) {
   const std::string path = fmt::format("Preprocess[{}]", index);
   if (step.IsMap() && step["type"]) {
-    type = step["type"].as<std::string>();
+    type = config::Section(step, path, file).text("type");
     return config::Section(step, path, file);
   }
   if (step.IsMap() && step.size() == 1) {
-    type = step.begin()->first.as<std::string>();
+    type = config::key_text(step.begin()->first, file);
     return config::Section(step.begin()->second, path + "." + type, file);
   }
   throw ValueError(fmt::format("{}:{}: {}: expected '- type: NAME' with its keys", file, step.Mark().line + 1, path));

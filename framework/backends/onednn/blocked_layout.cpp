@@ -53,16 +53,36 @@ constexpr m16 hi_mask(std::index_sequence<J...>) {
   return m16{((J & H) ? int32_t(16 + J) : int32_t(J + H))...};
 }
 
+#if defined(__clang__)
+// clang has no __builtin_shuffle; its __builtin_shufflevector takes the same lanes as
+// constant arguments (the fuzzing build, tests/fuzz, compiles with clang).
+template <int H, size_t... J>
+[[gnu::always_inline]] inline v16 shuffle_lo(v16 a, v16 b, std::index_sequence<J...>) {
+  return __builtin_shufflevector(a, b, ((J & H) ? int(16 + J - H) : int(J))...);
+}
+template <int H, size_t... J>
+[[gnu::always_inline]] inline v16 shuffle_hi(v16 a, v16 b, std::index_sequence<J...>) {
+  return __builtin_shufflevector(a, b, ((J & H) ? int(16 + J) : int(J + H))...);
+}
+#endif
+
 template <int H>
 [[gnu::always_inline]] inline void swap_blocks(v16 (&r)[16]) {
+#if !defined(__clang__)
   constexpr m16 lo = lo_mask<H>(std::make_index_sequence<16>());
   constexpr m16 hi = hi_mask<H>(std::make_index_sequence<16>());
+#endif
   #pragma GCC unroll 16
   for (int i = 0; i < 16; ++i) {
     if (i & H) continue;
     const v16 a = r[i], b = r[i + H];
+#if defined(__clang__)
+    r[i] = shuffle_lo<H>(a, b, std::make_index_sequence<16>());
+    r[i + H] = shuffle_hi<H>(a, b, std::make_index_sequence<16>());
+#else
     r[i] = __builtin_shuffle(a, b, lo);
     r[i + H] = __builtin_shuffle(a, b, hi);
+#endif
   }
 }
 

@@ -261,7 +261,14 @@ ResizeTarget resize_target(const OpContext& c, const Shape& x) {
   if (t.sizes.empty()) {
     SKIFF_CHECK(int64_t(t.scales.size()) == rank, "{}: {} scales for a rank-{} input", c.node.describe(),
                 t.scales.size(), rank);
-    for (int64_t d = 0; d < rank; ++d) t.sizes.push_back(int64_t(std::floor(double(x[d]) * t.scales[size_t(d)])));
+    for (int64_t d = 0; d < rank; ++d) {
+      const double size = std::floor(double(x[d]) * t.scales[size_t(d)]);
+      // Scales come from the model file: NaN, negative or astronomically large ones are refused
+      // here rather than converted to a garbage size.
+      SKIFF_CHECK(t.scales[size_t(d)] > 0 && size < 0x1p62, "{}: scale {} of dim {} gives no usable size",
+                  c.node.describe(), t.scales[size_t(d)], d);
+      t.sizes.push_back(int64_t(size));
+    }
   } else {
     SKIFF_CHECK(int64_t(t.sizes.size()) == rank, "{}: {} sizes for a rank-{} input", c.node.describe(),
                 t.sizes.size(), rank);

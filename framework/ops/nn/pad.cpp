@@ -59,6 +59,9 @@ Tensor pad(const Tensor& x, const std::vector<int64_t>& pads, const std::string&
   SKIFF_CHECK(pads.size() % 2 == 0 && int64_t(pads.size()) <= 2 * x.dim(),
               "pad: expected an even number of pads, at most 2 * {} for input shape {}, got {}", x.dim(), x.shape(),
               pads);
+  // Pads come from model files; bounding them keeps the size arithmetic below exact.
+  constexpr int64_t kMaxPad = int64_t(1) << 40;
+  for (int64_t p : pads) SKIFF_CHECK(p >= -kMaxPad && p <= kMaxPad, "pad: pad {} is out of range (shape {})", p, x.shape());
   SKIFF_CHECK(mode == "constant" || mode == "reflect" || mode == "replicate",
               "pad: expected mode constant, reflect or replicate, got '{}'", mode);
   if (mode == "constant") {

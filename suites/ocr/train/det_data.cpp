@@ -17,6 +17,10 @@ namespace skiff::ocr {
 
 namespace fs = std::filesystem;
 
+// Label coordinates are pixels: anything past a million is a corrupt file, and would
+// overflow the integer geometry (Clipper, OpenCV's rounding) further on.
+constexpr double kMaxLabelCoordinate = 1e6;
+
 std::vector<DetPolygon> parse_det_label(const std::string& label, const std::string& where) {
   nlohmann::json regions = nlohmann::json::parse(label, nullptr, false);
   if (regions.is_discarded() || !regions.is_array())
@@ -32,7 +36,10 @@ std::vector<DetPolygon> parse_det_label(const std::string& label, const std::str
     poly.ignore = poly.text == "###";
     for (const auto& p : r["points"]) {
       if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number()) throw bad("a point is not [x, y]");
-      poly.points.emplace_back(p[0].get<float>(), p[1].get<float>());
+      const double x = p[0].get<double>(), y = p[1].get<double>();
+      if (!(std::abs(x) <= kMaxLabelCoordinate && std::abs(y) <= kMaxLabelCoordinate))
+        throw bad("a point lies outside +-1000000 pixels (kMaxLabelCoordinate)");
+      poly.points.emplace_back(float(x), float(y));
     }
     if (poly.points.size() < 3) throw bad("a region needs at least 3 points");
     out.push_back(std::move(poly));

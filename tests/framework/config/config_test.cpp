@@ -103,6 +103,27 @@ Train:
             std::string::npos);
 }
 
+// Inputs tests/fuzz/config found or that the fuzzing brief names: each is a clean error.
+TEST_F(ConfigTest, HostileTreesAreCleanErrors) {
+  // A list used as a key (valid YAML) where a key must be a name.
+  std::string bases = write("keyed_base.yml", "? [a, b]\n: 1\n");
+  EXPECT_NE(error_of(write("keyed.yml", "_BASE_: keyed_base.yml\nx: 1\n")).find("a key must be a plain value"),
+            std::string::npos);
+  // A base file name longer than the file system allows.
+  EXPECT_NE(error_of(write("long.yml", "_BASE_: " + std::string(5000, 'w') + "\n")).find("File name too long"),
+            std::string::npos);
+  // One file listing itself twice per level is no cycle, but doubles at each level.
+  write("fan.yml", "_BASE_: [fan2.yml, fan2.yml]\n");
+  for (int i = 2; i < 12; ++i)
+    write("fan" + std::to_string(i) + ".yml",
+          "_BASE_: [fan" + std::to_string(i + 1) + ".yml, fan" + std::to_string(i + 1) + ".yml]\n");
+  write("fan12.yml", "leaf: 1\n");
+  EXPECT_NE(error_of((dir_ / "fan.yml").string()).find("more than 64 files through _BASE_"), std::string::npos);
+  // A list index too long for any list.
+  std::string list = write("list.yml", "a: [1, 2]\n");
+  EXPECT_NE(error_of(list, {"a.99999999999999999999999=3"}).find("past the end"), std::string::npos);
+}
+
 TEST_F(ConfigTest, AnchorsAndAliasesWork) {
   const std::string top = write("a.yml", R"(
 common: &norm {mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5]}

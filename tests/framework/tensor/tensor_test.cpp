@@ -22,6 +22,22 @@ TEST(TensorTest, FactoriesFillValues) {
   EXPECT_EQ(eye(2, 3).to_vector<float>(), (std::vector<float>{1, 0, 0, 0, 1, 0}));
 }
 
+TEST(TensorTest, TensorsPastTheSizeLimitAreRefusedNamingIt) {
+  const int64_t saved = max_tensor_bytes();
+  set_max_tensor_bytes(1 << 20);
+  try {
+    (void)skiff::empty(Shape{1024, 1024});  // 4 MiB
+    FAIL() << "no error";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("larger than the limit of 1048576 bytes (SKIFF_MAX_TENSOR_BYTES"),
+              std::string::npos) << e.what();
+  }
+  EXPECT_EQ(skiff::empty(Shape{512, 512}).nbytes(), 1 << 20);
+  set_max_tensor_bytes(saved);
+  // A shape whose byte count does not fit in int64 (a corrupt model's initializer).
+  EXPECT_THROW((void)skiff::empty(Shape{int64_t(1) << 40, int64_t(1) << 40}), DeviceError);
+}
+
 TEST(TensorTest, AllocationsAre64ByteAligned) {
   for (int64_t n : {1, 3, 17, 1000, 100000}) {
     Tensor t = empty({n}, DType::UInt8);

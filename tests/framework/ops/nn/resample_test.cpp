@@ -192,6 +192,9 @@ TEST(PadTest, RejectsBadPads) {
   EXPECT_THROW(pad(x, {-2, -2}), ValueError);
   EXPECT_THROW(pad(x, {1, 1}, "circular"), ValueError);
   EXPECT_THROW(pad(zeros({2, 0}), {1, 1}, "replicate"), ValueError);
+  // Pads from a model file whose sum overflows int64 (found by tests/fuzz/onnx).
+  EXPECT_THROW(pad(x, {INT64_MIN, -327678}), ValueError);
+  EXPECT_THROW(pad(x, {INT64_MAX, INT64_MAX}), ValueError);
 }
 
 TEST(PadTest, GradcheckEveryMode) {
