@@ -20,5 +20,8 @@ symbolizer="$(command -v llvm-symbolizer || ls /usr/lib/llvm-*/bin/llvm-symboliz
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0${symbolizer:+:external_symbolizer_path=$symbolizer}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 start=$SECONDS
-ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$(nproc)" -L 'unit|fuzz' -LE network "$@"
+# Two tests load a SentencePiece model in a process that also links ONNX: under ASan that
+# is refused with an error (framework/text/sentencepiece_tokenizer.cpp); the GCC build runs them.
+ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$(nproc)" -L 'unit|fuzz' -LE network \
+  -E '^(StreamerTest.DecodeStreamerOnASentencePieceModelWithBytePieces|GgufExportTest.SentencePieceTokenizerModel)$' "$@"
 echo "sanitize.sh: sanitizer stage passed in $((SECONDS - start)) s" >&2

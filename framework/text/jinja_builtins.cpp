@@ -501,10 +501,11 @@ Value call_method(const Value& obj, const std::string& name, std::vector<Value>&
 
 // ---- globals ----
 
-Dict global_functions() {
+Dict global_functions(std::vector<std::shared_ptr<Value::Namespace>>& namespaces) {
   Dict g;
-  g.emplace_back("namespace", Value(Function([](std::vector<Value>& args, KwArgs& kwargs) {
+  g.emplace_back("namespace", Value(Function([&namespaces](std::vector<Value>& args, KwArgs& kwargs) {
                    auto ns = std::make_shared<Value::Namespace>();
+                   namespaces.push_back(ns);
                    for (const Value& a : args)
                      if (a.is_dict())
                        for (const auto& [k, v] : a.as_dict()) dict_set(ns->attrs, k, v);

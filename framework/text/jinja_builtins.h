@@ -24,7 +24,10 @@ bool apply_test(const std::string& name, const Value& operand, const std::vector
 /// returns undefined) when `object` has no such method.
 Value call_method(const Value& object, const std::string& name, std::vector<Value>& args, KwArgs& kwargs, bool& found);
 /// The global functions: namespace, range, dict, raise_exception, strftime_now.
-Dict global_functions();
+/// The global functions of one render. Every namespace() it creates is added to `namespaces`:
+/// they can hold each other (`{% set ns.self = ns %}`), a cycle reference counting never
+/// frees, so the render empties them when it ends.
+Dict global_functions(std::vector<std::shared_ptr<Value::Namespace>>& namespaces);
 
 /// Python's a < b: numbers with numbers, strings with strings (for <, >, sort, tests).
 bool less(const Value& a, const Value& b);

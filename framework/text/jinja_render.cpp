@@ -372,7 +372,14 @@ JinjaTemplate& JinjaTemplate::operator=(JinjaTemplate&&) noexcept = default;
 std::string JinjaTemplate::render(const nlohmann::ordered_json& context) const {
   if (!context.is_object()) throw ValueError(fmt::format("template {}: the context must be a JSON object", name_));
   jinja::check_strings_utf8(context, "template " + name_ + " input");
-  jinja::Dict top = jinja::global_functions();
+  std::vector<std::shared_ptr<jinja::Value::Namespace>> namespaces;
+  struct BreakCycles {
+    std::vector<std::shared_ptr<jinja::Value::Namespace>>& list;
+    ~BreakCycles() {
+      for (auto& ns : list) ns->attrs.clear();
+    }
+  } break_cycles{namespaces};
+  jinja::Dict top = jinja::global_functions(namespaces);
   for (const auto& [k, v] : context.items()) jinja::dict_set(top, k, jinja::Value::from_json(v));
   std::string out;
   jinja::Renderer(name_, std::move(top)).exec(*body_, out);

@@ -47,6 +47,12 @@ const detail::SentencePieceApi& api() {
     // right as long as the process has not also loaded the system protobuf (ONNX). The
     // sanitizer runs keep the two apart (tests/fuzz: the tokenizer fuzzer links no ONNX).
 #if defined(SKIFF_UNDER_ASAN)
+    // Without DEEPBIND the two protobufs would meet and libprotobuf would abort the process.
+    if (dlopen("libprotobuf.so.32", RTLD_NOW | RTLD_NOLOAD)) {
+      failure = "this AddressSanitizer build cannot load SentencePiece models in a process that also uses "
+                "ONNX (two protobuf versions, and ASan forbids RTLD_DEEPBIND, which keeps them apart)";
+      return;
+    }
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
 #else
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);

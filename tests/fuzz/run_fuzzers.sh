@@ -63,9 +63,10 @@ run_one() {
   local rc=0
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}" "$bin" "${args[@]}" "${inputs[@]}" >"$log" 2>&1 || rc=$?
   local execs speed cov
-  execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)"
-  speed="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)"
-  cov="$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)"
+  # (|| true: a run stopped by a finding early may print no statistics)
+  execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1 || true)"
+  speed="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1 || true)"
+  cov="$(grep -a -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)"
   local verdict="ok"
   if ((rc != 0)); then verdict="FINDING (see $log; input in $artifacts/)"; fi
   printf '%-18s %12s %10s %8s  %s\n' "$name" "${execs:-?}" "${speed:-?}" "${cov:-?}" "$verdict"

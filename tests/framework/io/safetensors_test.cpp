@@ -122,9 +122,12 @@ TEST(SafetensorsTest, RoundTripsEveryDtypeThroughMmapAndRead) {
       EXPECT_EQ(got.shape(), want.shape()) << name;
       EXPECT_TRUE(got.is_contiguous());
       EXPECT_EQ(reinterpret_cast<uintptr_t>(got.data_ptr()) % got.itemsize(), 0u) << name;
+      // Named copies: clang before 16 cannot capture structured bindings.
+      const std::string& tensor_name = name;
+      const Tensor& expected = want;
       visit_dtype(want.dtype(), [&](auto tag) {
         using T = typename decltype(tag)::type;
-        EXPECT_EQ(got.to_vector<T>(), want.to_vector<T>()) << name;
+        EXPECT_EQ(got.to_vector<T>(), expected.to_vector<T>()) << tensor_name;
       });
     }
   }

@@ -113,7 +113,7 @@ TEST(ComplexGradTest, UnaryOps) {
     SCOPED_TRACE(name);
     // Values in [0.2, 1] keep away from z = 0, where abs and angle are not differentiable.
     std::vector<Tensor> in{rand_leaf({2, 3}, 1, 0.2, 1.0), rand_leaf({2, 3}, 2, -1.0, 1.0)};
-    expect_gradcheck([f](const std::vector<Tensor>& x) { return parts(f(complex(x[0], x[1]))); }, in);
+    expect_gradcheck([f = f](const std::vector<Tensor>& x) { return parts(f(complex(x[0], x[1]))); }, in);
   }
   // abs at z = 0 has gradient 0 (PyTorch's choice).
   Tensor re = zeros({1}, DType::Float64).set_requires_grad(), im = zeros({1}, DType::Float64).set_requires_grad();
@@ -141,11 +141,11 @@ TEST(ComplexGradTest, BuildersAndBinaryOps) {
     const Shape sb = mm ? Shape{4, 3} : Shape{1, 3};
     std::vector<Tensor> in{rand_leaf({2, 3}, 7), rand_leaf({2, 3}, 8), rand_leaf(sb, 9, 0.5, 1.5),
                            rand_leaf(sb, 10, 0.5, 1.5)};
-    expect_gradcheck([f](const std::vector<Tensor>& x) { return parts(f(complex(x[0], x[1]), complex(x[2], x[3]))); },
+    expect_gradcheck([f = f](const std::vector<Tensor>& x) { return parts(f(complex(x[0], x[1]), complex(x[2], x[3]))); },
                      in);
     // Real with complex: the real operand receives the real part of its gradient.
     std::vector<Tensor> mixed{rand_leaf({2, 3}, 11), rand_leaf(sb, 12, 0.5, 1.5), rand_leaf(sb, 13, 0.5, 1.5)};
-    expect_gradcheck([f](const std::vector<Tensor>& x) { return parts(f(x[0], complex(x[1], x[2]))); }, mixed);
+    expect_gradcheck([f = f](const std::vector<Tensor>& x) { return parts(f(x[0], complex(x[1], x[2]))); }, mixed);
   }
 }
 
