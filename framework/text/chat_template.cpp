@@ -16,7 +16,7 @@ ojson read_json(const fs::path& path) {
   const std::string text = io::read_file(path);
   try {
     return ojson::parse(text);
-  } catch (const ojson::parse_error& e) {
+  } catch (const ojson::exception& e) {  // parse_error, and out_of_range for a number past double
     throw ValueError(fmt::format("{}: not valid JSON: {}", path.string(), e.what()));
   }
 }
