@@ -28,7 +28,7 @@ enum ExitCode : int {
   kExitInterrupted = 130,   ///< Ctrl-C (training saves a checkpoint first)
 };
 
-/// Where an error was raised. SourceLocation does the same, but libstdc++ 12
+/// Where an error was raised. std::source_location does the same, but libstdc++ 12
 /// offers it only to compilers with __builtin_source_location, which clang 14 (the
 /// fuzzing build, tests/fuzz) lacks; the three builtins below exist in GCC and clang.
 class SourceLocation {

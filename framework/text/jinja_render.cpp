@@ -57,14 +57,32 @@ Value arithmetic(const std::string& op, const Value& a, const Value& b) {
   const double x = a.as_number(), y = b.as_number();
   if ((op == "/" || op == "//" || op == "%") && y == 0) fail("division by zero");
   if (op == "/") return Value(x / y);
-  if (op == "**") return ints && y >= 0 ? Value(int64_t(std::llround(std::pow(x, y)))) : Value(std::pow(x, y));
+  if (op == "**" && !(ints && y >= 0)) return Value(std::pow(x, y));
   if (ints) {
-    const int64_t i = int64_t(x), j = int64_t(y);
-    if (op == "+") return Value(i + j);
-    if (op == "-") return Value(i - j);
-    if (op == "*") return Value(i * j);
-    const int64_t q = i / j - ((i % j != 0) && ((i < 0) != (j < 0)));  // floor, as Python's //
-    return op == "//" ? Value(q) : Value(i - q * j);
+    // Python's integers never overflow; 64-bit ones do, and a template that gets there is
+    // refused rather than given a wrapped-around number.
+    auto integer = [](const Value& v) { return v.is_bool() ? int64_t(v.as_bool()) : v.as_int(); };
+    const int64_t i = integer(a), j = integer(b);
+    int64_t r = 0;
+    bool overflow = false;
+    if (op == "**") {
+      const double p = std::pow(x, y);
+      overflow = !(std::abs(p) < 0x1p63);
+      if (!overflow) r = int64_t(std::llround(p));
+    } else if (op == "+") {
+      overflow = __builtin_add_overflow(i, j, &r);
+    } else if (op == "-") {
+      overflow = __builtin_sub_overflow(i, j, &r);
+    } else if (op == "*") {
+      overflow = __builtin_mul_overflow(i, j, &r);
+    } else if (i == INT64_MIN && j == -1) {
+      overflow = true;
+    } else {
+      const int64_t q = i / j - ((i % j != 0) && ((i < 0) != (j < 0)));  // floor, as Python's //
+      r = op == "//" ? q : i - q * j;
+    }
+    if (overflow) fail(fmt::format("{} {} {} overflows a 64-bit integer", i, op, j));
+    return Value(r);
   }
   if (op == "+") return Value(x + y);
   if (op == "-") return Value(x - y);
