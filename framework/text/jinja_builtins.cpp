@@ -530,10 +530,19 @@ Dict global_functions(std::vector<std::shared_ptr<Value::Namespace>>& namespaces
                      if (args.size() == 3) step = need_int(args[2], "range()");
                    }
                    if (step == 0) fail("range() step must not be zero");
-                   const double count = (double(stop) - double(start)) / double(step);
-                   if (count > double(1 << 24)) fail(fmt::format("range() of {} items is too large", int64_t(count)));
+                   // Counted in unsigned arithmetic: start + k * step never passes stop, so no
+                   // int64 overflow even for ranges near the ends of the integers.
+                   uint64_t count = 0;
+                   if (step > 0 && stop > start) count = (uint64_t(stop) - uint64_t(start) - 1) / uint64_t(step) + 1;
+                   if (step < 0 && stop < start)
+                     count = (uint64_t(start) - uint64_t(stop) - 1) / (uint64_t(0) - uint64_t(step)) + 1;
+                   // A million items is far past any chat template and renders in well under a second.
+                   constexpr uint64_t kMaxRangeItems = uint64_t(1) << 20;
+                   if (count > kMaxRangeItems)
+                     fail(fmt::format("range() of {} items is too large (the limit is {})", count, kMaxRangeItems));
                    List out;
-                   for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) out.emplace_back(i);
+                   out.reserve(size_t(count));
+                   for (uint64_t k = 0; k < count; ++k) out.emplace_back(int64_t(uint64_t(start) + k * uint64_t(step)));
                    return Value(std::move(out));
                  })));
   g.emplace_back("raise_exception", Value(Function([](std::vector<Value>& args, KwArgs&) -> Value {

@@ -23,7 +23,7 @@ std::string drop_trailing_newline(std::string s) {
   return s;
 }
 
-constexpr int64_t kMaxRepeatedItems = int64_t(1) << 24;
+constexpr int64_t kMaxRepeatedItems = int64_t(1) << 20;
 constexpr int kMaxMacroDepth = 64;  // nested macro calls (a macro calling itself forever stops here)
 
 Value arithmetic(const std::string& op, const Value& a, const Value& b) {

@@ -76,6 +76,13 @@ TEST(Jinja, HostileTemplatesFailCleanly) {
             std::string::npos);
   EXPECT_NE(error_of("{{ 'ab' * 100000000000 }}").find("too large"), std::string::npos);
   EXPECT_NE(error_of("{% for i in range(1000000000000) %}{% endfor %}").find("too large"), std::string::npos);
+  // Found by tests/fuzz/chat_template: 7 million items took 20 s to print; the limit is 2^20.
+  EXPECT_NE(error_of("{{ 0.5 ~ range(7026078) }}").find("the limit is 1048576"), std::string::npos);
+  EXPECT_NE(error_of("{{ 9223372036854775807 + 1 }}").find("overflows a 64-bit integer"), std::string::npos);
+  // Ranges at the end of the integers stop at their bound instead of wrapping past it.
+  EXPECT_EQ(render("{% for i in range(9223372036854775806, 9223372036854775807, 10) %}{{ i }};{% endfor %}"),
+            "9223372036854775806;");
+  EXPECT_EQ(render("{% for i in range(3, -3, -2) %}{{ i }};{% endfor %}"), "3;1;-1;");
   std::string deep;
   for (int i = 0; i < 300; ++i) deep += "{% if true %}";
   EXPECT_NE(error_of(deep).find("nested deeper than 200"), std::string::npos);
