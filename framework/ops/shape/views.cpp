@@ -169,7 +169,9 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
       infer_at = d;
     } else {
       SKIFF_CHECK_SHAPE(s[d] >= 0, "reshape: invalid size {} in {}", s[d], shape);
-      known *= s[d];
+      // Target shapes come from model files: a product past int64 is an error, not a wrap.
+      SKIFF_CHECK_SHAPE(!__builtin_mul_overflow(known, s[d], &known), "reshape: cannot reshape {} ({} elements) to {}",
+                        x.shape(), x.numel(), shape);
     }
   }
   if (infer_at >= 0) {
