@@ -11,13 +11,14 @@
 #   --work DIR    where corpora, crash artifacts and logs go (default: DIR/fuzz_work);
 #                 a corpus grows across runs, so later runs start where earlier ones stopped
 #   --jobs J      harnesses run J at a time (default 1)
+#   --seed S      libFuzzer's random seed: with --runs, the same inputs every time (CI's smoke)
 #
 # A finding (crash, sanitizer report, leak, timeout, out-of-memory) leaves its input in
 # WORK/artifacts/<harness>/ and makes the script exit 1: add the input to
 # tests/fuzz/regressions/<harness>/ with the fix, and the test suite replays it from then on.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-build="build-fuzz" time_s=60 runs="" only="" work="" jobs=1
+build="build-fuzz" time_s=60 runs="" only="" work="" jobs=1 seed=""
 while (($#)); do
   case "$1" in
     --build) build="$2"; shift 2 ;;
@@ -26,7 +27,8 @@ while (($#)); do
     --only) only="$2"; shift 2 ;;
     --work) work="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --seed) seed="$2"; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_fuzzers.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -59,6 +61,7 @@ run_one() {
   local args=(-rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=20 -max_len=65536 -print_final_stats=1
               -artifact_prefix="$artifacts/")
   if [ -n "$runs" ]; then args+=(-runs="$runs"); else args+=(-max_total_time="$time_s"); fi
+  [ -n "$seed" ] && args+=(-seed="$seed")
   local dict; dict="$(dict_for "$name")"; [ -n "$dict" ] && args+=(-dict="$dict")
   local rc=0
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}" "$bin" "${args[@]}" "${inputs[@]}" >"$log" 2>&1 || rc=$?
