@@ -66,11 +66,10 @@ Shape tensor_shape(const onnx::TensorProto& t, const std::string& where) {
   return Shape(dims);
 }
 
-/// Copies `count` elements of a repeated proto field into the tensor, converting to its dtype.
+/// Copies the values of a repeated proto field into the tensor, converting to its dtype.
+/// The caller has checked that the field holds out.numel() values.
 template <typename Src, typename Field>
 void copy_field(const Field& field, Tensor& out, const std::string& where, const std::string& name) {
-  SKIFF_CHECK(int64_t(field.size()) == out.numel(), "{}: tensor '{}' holds {} values, its shape {} needs {}",
-              where, name, field.size(), out.shape(), out.numel());
   switch (out.dtype()) {
     case DType::Float32: { auto* p = out.data<float>(); for (int i = 0; i < field.size(); ++i) p[i] = float(field[i]); break; }
     case DType::Float64: { auto* p = out.data<double>(); for (int i = 0; i < field.size(); ++i) p[i] = double(field[i]); break; }
