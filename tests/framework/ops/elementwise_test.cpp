@@ -98,6 +98,17 @@ TEST(ElementwiseTest, IntegerOps) {
   EXPECT_EQ(clamp(a, -1, 8).to_vector<int64_t>(), (std::vector<int64_t>{7, -1, 8}));
 }
 
+TEST(ElementwiseTest, IntegerClampBoundsSaturateToTheType) {
+  // double(INT64_MAX) is 2^63, outside int64: such a bound clamps nothing (found by tests/fuzz/onnx).
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  Tensor a = from_vector<int64_t>({big, -big - 1, 0});
+  EXPECT_EQ(clamp(a, -9.3e18, 9.3e18).to_vector<int64_t>(), (std::vector<int64_t>{big, -big - 1, 0}));
+  // A lower bound above the type's range lifts everything to its maximum; NaN bounds clamp nothing.
+  Tensor b = from_vector<int32_t>({1, -5});
+  EXPECT_EQ(clamp(b, 3e9, 4e9).to_vector<int32_t>(), (std::vector<int32_t>{INT32_MAX, INT32_MAX}));
+  EXPECT_EQ(clamp(b, std::nan(""), 0).to_vector<int32_t>(), (std::vector<int32_t>{0, -5}));
+}
+
 TEST(ElementwiseTest, InPlaceWritesIntoTarget) {
   Tensor a = ones({2, 2});
   Tensor alias = a;

@@ -163,10 +163,19 @@ void clamp_cpu(const KernelContext& c) {
   visit_real(c.inputs[0].dtype(), "clamp", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = acc_t<T>;
-    // Bounds outside an integer type's range clamp nothing on that side.
-    const double tlo = std::is_integral_v<A> ? std::max(lo, double(std::numeric_limits<A>::lowest())) : lo;
-    const double thi = std::is_integral_v<A> ? std::min(hi, double(std::numeric_limits<A>::max())) : hi;
-    const A l = A(tlo), h = A(thi);
+    A l = A(0), h = A(0);
+    if constexpr (std::is_integral_v<A>) {
+      // Bounds outside an integer type's range (or NaN) clamp nothing on that side. The
+      // comparisons are in double: double(INT64_MAX) is 2^63, one past the type's range.
+      constexpr A kLow = std::numeric_limits<A>::lowest(), kHigh = std::numeric_limits<A>::max();
+      auto saturate = [](double v, A if_nan) {
+        return std::isnan(v) ? if_nan : v <= double(kLow) ? kLow : v >= double(kHigh) ? kHigh : A(v);
+      };
+      l = saturate(lo, kLow);
+      h = saturate(hi, kHigh);
+    } else {
+      l = A(lo), h = A(hi);
+    }
     unary_loop<T, T>(c.outputs[0], c.inputs[0], [=](A x) -> A { return x < l ? l : (x > h ? h : x); });
   });
 }
