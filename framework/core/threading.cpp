@@ -66,4 +66,10 @@ void set_num_threads(int n) {
   notify(n);
 }
 
+void set_num_threads_for_this_thread(int n) {
+  init_threads_from_env();
+  SKIFF_CHECK(n > 0, "set_num_threads_for_this_thread: expected a positive count, got {}", n);
+  omp_set_num_threads(n);  // an ICV of the calling thread's task: other threads keep theirs
+}
+
 }  // namespace skiff

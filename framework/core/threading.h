@@ -12,6 +12,9 @@ namespace skiff {
 
 int num_threads();
 void set_num_threads(int n);
+/// Sets the OpenMP team size of the calling thread alone (new threads start from the
+/// process-wide count). A server whose workers share the cores gives each its part.
+void set_num_threads_for_this_thread(int n);
 /// Reads SKIFF_NUM_THREADS once; called by num_threads() on first use.
 void init_threads_from_env();
 /// Calls `fn(n)` whenever the count is set (set_num_threads, SKIFF_NUM_THREADS),

@@ -22,6 +22,7 @@
 #include "framework/core/half.h"
 #include "framework/core/registry.h"
 #include "framework/graph/op_registry.h"
+#include "framework/io/base64.h"
 #include "framework/ops/ops.h"
 
 namespace skiff::graph {
@@ -39,31 +40,6 @@ std::string read_file(const fs::path& path, const std::string& what) {
   ss << f.rdbuf();
   if (!f && !f.eof()) SKIFF_THROW(IoError, "{}: read error", path.string());
   return ss.str();
-}
-
-/// TensorFlow writes string attributes (padding, data_format, fused ops) base64-encoded in JSON.
-std::string base64_decode(const std::string& in, const std::string& where) {
-  auto value = [&](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+' || c == '-') return 62;
-    if (c == '/' || c == '_') return 63;
-    SKIFF_THROW(ValueError, "{}: '{}' is not base64", where, in);
-  };
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=') break;
-    acc = (acc << 6) | uint32_t(value(c));
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(char((acc >> bits) & 0xff));
-    }
-  }
-  return out;
 }
 
 DType dtype_from_tf(const std::string& t, const std::string& where) {
@@ -113,7 +89,7 @@ struct TfNode {
   }
   std::string s(const std::string& key, const std::string& fallback) const {
     const json* a = find(key);
-    return a && a->contains("s") ? base64_decode((*a)["s"].get<std::string>(), where) : fallback;
+    return a && a->contains("s") ? io::base64_decode((*a)["s"].get<std::string>(), where) : fallback;
   }
   std::vector<int64_t> ints(const std::string& key) const {
     std::vector<int64_t> out;
@@ -126,7 +102,7 @@ struct TfNode {
     std::vector<std::string> out;
     const json* a = find(key);
     if (!a || !a->contains("list") || !(*a)["list"].contains("s")) return out;
-    for (const auto& v : (*a)["list"]["s"]) out.push_back(base64_decode(v.get<std::string>(), where));
+    for (const auto& v : (*a)["list"]["s"]) out.push_back(io::base64_decode(v.get<std::string>(), where));
     return out;
   }
   std::string type(const std::string& key) const {

@@ -123,8 +123,15 @@ bool apply_det_inference_config(PipelineConfig& config) {
   return true;
 }
 
-std::vector<TextBox> Pipeline::detect(const cv::Mat& bgr) const {
-  return detect_text_boxes(bgr, config_.det, config_.db,
+std::vector<TextBox> Pipeline::detect(const cv::Mat& bgr, const RunOverrides& overrides) const {
+  DetPreprocessParams det = config_.det;
+  DbParams db = config_.db;
+  det.limit_side_len = overrides.det_limit_side_len.value_or(det.limit_side_len);
+  det.limit_type = overrides.det_limit_type.value_or(det.limit_type);
+  db.thresh = overrides.det_thresh.value_or(db.thresh);
+  db.box_thresh = overrides.det_box_thresh.value_or(db.box_thresh);
+  db.unclip_ratio = overrides.det_unclip_ratio.value_or(db.unclip_ratio);
+  return detect_text_boxes(bgr, det, db,
                            [&](const Tensor& x) { return det_->run(std::vector<Tensor>{x})[0]; });
 }
 
@@ -176,13 +183,17 @@ std::vector<CtcAlignment> Pipeline::align_lines(const std::vector<cv::Mat>& crop
   return paths;
 }
 
-OcrResult Pipeline::run(const cv::Mat& image) const {
+OcrResult Pipeline::run(const cv::Mat& image, const RunOverrides& overrides) const {
+  SKIFF_CHECK(!overrides.use_textline_orientation.value_or(false) || cls_,
+              "ocr: text-line orientation was asked for, but the pipeline was loaded without its classifier");
+  const bool classify_lines = cls_ && overrides.use_textline_orientation.value_or(true);
+  const float rec_score_thresh = overrides.rec_score_thresh.value_or(config_.rec_score_thresh);
   auto t_start = Clock::now();
   OcrResult result;
   cv::Mat bgr = to_bgr8(image);
 
   auto t0 = Clock::now();
-  result.detections = detect(bgr);
+  result.detections = detect(bgr, overrides);
   result.timings.det_ms = ms_since(t0);
 
   t0 = Clock::now();
@@ -192,7 +203,7 @@ OcrResult Pipeline::run(const cv::Mat& image) const {
   result.timings.post_ms += ms_since(t0);
 
   result.angles.assign(result.detections.size(), -1);
-  if (cls_ && !crops.empty()) {
+  if (classify_lines && !crops.empty()) {
     t0 = Clock::now();
     result.angles = classify(crops);
     result.timings.cls_ms = ms_since(t0);
@@ -209,7 +220,7 @@ OcrResult Pipeline::run(const cv::Mat& image) const {
   }
 
   for (size_t i = 0; i < texts.size(); ++i) {
-    if (texts[i].score < config_.rec_score_thresh) continue;
+    if (texts[i].score < rec_score_thresh) continue;
     result.lines.push_back(OcrLine{result.detections[i].quad, texts[i].text, texts[i].score,
                                    result.detections[i].score, result.angles[i]});
   }

@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,16 @@ struct OcrLine {
   int angle = -1;      ///< rotation applied before reading (0 or 180); -1 when the classifier did not run
 };
 
+/// Changes to the configured settings for one run() (PaddleOCR's predict() keyword
+/// arguments; `skiff serve` takes them per request). Unset fields keep the config's.
+struct RunOverrides {
+  std::optional<int> det_limit_side_len;
+  std::optional<LimitType> det_limit_type;
+  std::optional<float> det_thresh, det_box_thresh, det_unclip_ratio, rec_score_thresh;
+  /// false skips the orientation classifier; true needs it loaded (use_textline_orientation).
+  std::optional<bool> use_textline_orientation;
+};
+
 struct OcrTimings {
   double total_ms = 0, det_ms = 0, cls_ms = 0, rec_ms = 0, post_ms = 0;
 };
@@ -87,7 +98,10 @@ class Pipeline {
 
   /// OCR of one 8-bit image (BGR, or gray / BGRA, converted). An image without text gives
   /// an empty result. \throws ValueError for an empty image or an unsupported pixel type.
-  OcrResult run(const cv::Mat& image) const;
+  OcrResult run(const cv::Mat& image) const { return run(image, RunOverrides{}); }
+  /// Same, with some settings changed for this call. \throws ValueError for an override
+  /// the loaded models cannot honour (the classifier asked for but not loaded).
+  OcrResult run(const cv::Mat& image, const RunOverrides& overrides) const;
 
   /// Recognition alone: the greedy CTC path of each upright text-line image, as run()
   /// reads its crops (same resizing, batching and model; no detection, no orientation
@@ -98,7 +112,7 @@ class Pipeline {
   const Charset& charset() const { return *charset_; }
 
  private:
-  std::vector<TextBox> detect(const cv::Mat& bgr) const;
+  std::vector<TextBox> detect(const cv::Mat& bgr, const RunOverrides& overrides) const;
   std::vector<int> classify(std::vector<cv::Mat>& crops) const;
 
   PipelineConfig config_;

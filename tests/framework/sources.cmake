@@ -47,3 +47,7 @@ include(framework/data/sources.cmake)
 include(framework/graph/sources.cmake)
 include(framework/train/sources.cmake)
 include(framework/text/sources.cmake)
+# skiff serve: the work queue, request reading, and the HTTP server on loopback.
+skiff_add_test(skiff_serve_test
+  SOURCES framework/serve/request_test.cpp framework/serve/work_queue_test.cpp framework/serve/server_test.cpp
+  DEPS skiff_serve skiff_framework PkgConfig::HTTPLIB)

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# `skiff serve` as a user runs it: refusals at start, POST /ocr in PaddleX serving's
+# layout with per-request settings and pictures, files under --files-root, a model at
+# /v1/models, then the short load and fault run (bench/serve_load.sh --quick), which
+# ends with a SIGTERM stop. Usage: serve_cli_test.sh SKIFF_BINARY REPO_ROOT
+set -u
+SKIFF="$1"
+ROOT="$2"
+SAMPLE="$ROOT/assets/samples/ocr_sample.png"
+source "$(dirname "$0")/check.sh"
+
+"$SKIFF" serve 2>"$TMP/none.txt"; rc=$?
+check "nothing to serve: exit 2" test "$rc" -eq 2
+check "nothing to serve: names the endpoints" grep -q "name an endpoint (.*ocr" "$TMP/none.txt"
+"$SKIFF" serve orc 2>"$TMP/typo.txt"; rc=$?
+check "unknown endpoint: exit 2 with a hint" test "$rc" -eq 2
+check "unknown endpoint: did you mean" grep -q "did you mean 'ocr'" "$TMP/typo.txt"
+"$SKIFF" serve ocr --set ocr.det_modle=x.onnx 2>"$TMP/set.txt"; rc=$?
+check "unknown setting: exit 2" test "$rc" -eq 2
+check "unknown setting: did you mean" grep -q "did you mean 'det_model'" "$TMP/set.txt"
+"$SKIFF" serve ocr --set det.x=1 2>"$TMP/set2.txt"; rc=$?
+check "setting for an endpoint not served: exit 2" test "$rc" -eq 2
+
+# A server with files under a root, the classifier off, and a model endpoint.
+mkdir -p "$TMP/files" && cp "$SAMPLE" "$TMP/files/receipt.png"
+"$SKIFF" serve ocr --port 0 --set ocr.use_textline_orientation=false --files-root "$TMP/files" \
+  --model det=ppocr-v4-det 2>"$TMP/server.log" &
+pid=$!
+for _ in $(seq 1 600); do grep -q "listening on" "$TMP/server.log" && break; sleep 0.1; done
+port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/server.log")
+check "server: started" test -n "$port"
+
+python3 - "$port" "$SAMPLE" "$TMP" >"$TMP/client.txt" 2>&1 <<'PY'
+import base64, http.client, json, sys
+port, sample, tmp = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+def post(path, body):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    c.request("POST", path, body=json.dumps(body), headers={"Content-Type": "application/json"})
+    r = c.getresponse()
+    return r.status, json.loads(r.read())
+image = base64.b64encode(open(sample, "rb").read()).decode()
+status, r = post("/ocr", {"file": image, "fileType": 1})
+assert status == 200 and r["errorCode"] == 0 and r["errorMsg"] == "Success" and len(r["logId"]) == 24, r
+page = r["result"]["ocrResults"][0]
+texts = page["prunedResult"]["rec_texts"]
+assert len(texts) == 13 and "合计：109.70元" in texts and "FRESH TIME MART" in texts, texts
+assert r["result"]["dataInfo"] == {"type": "image", "width": 800, "height": 795}, r["result"]["dataInfo"]
+assert page["ocrImage"] is None
+print("ocr ok")
+# Per-request settings: a stricter recognizer threshold keeps fewer lines; a picture on request.
+status, strict = post("/ocr", {"file": image, "textRecScoreThresh": 0.999, "visualize": True})
+assert status == 200 and len(strict["result"]["ocrResults"][0]["prunedResult"]["rec_texts"]) < 13, strict
+jpeg = base64.b64decode(strict["result"]["ocrResults"][0]["ocrImage"])
+assert jpeg[:3] == b"\xff\xd8\xff", jpeg[:8]
+print("overrides ok")
+# Files under the root by name; outside it refused.
+status, byname = post("/ocr", {"file": "receipt.png"})
+assert status == 200 and byname["result"]["ocrResults"][0]["prunedResult"]["rec_texts"] == texts, byname
+status, outside = post("/ocr", {"file": "../" + sample.split("/")[-1]})
+assert status == 400 and "files root" in outside["errorMsg"], outside
+# Refusals name the field.
+for body, part in [({"file": image, "fileType": 0}, "fileType: 0 (PDF)"),
+                   ({"file": image, "useTextlineOrientation": True}, "useTextlineOrientation"),
+                   ({"file": image, "textDetThresh": 3}, "textDetThresh"),
+                   ({"image": image}, "unknown field 'image'")]:
+    status, e = post("/ocr", body)
+    assert status == 400 and e["errorCode"] == 400 and part in e["errorMsg"], (body.keys(), e)
+print("refusals ok")
+# The detector as a raw model: a probability map the size of the input.
+x = {"shape": [1, 3, 64, 96], "dtype": "float32", "b64": base64.b64encode(bytes(4 * 3 * 64 * 96)).decode()}
+status, m = post("/v1/models/det:predict", {"inputs": {"x": x}, "binary": True})
+assert status == 200, m
+out = list(m["result"]["outputs"].values())[0]
+assert out["shape"] == [1, 1, 64, 96] and out["dtype"] == "float32", out["shape"]
+print("model ok")
+c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+c.request("GET", "/metrics")
+metrics = c.getresponse().read().decode()
+assert 'skiff_requests_total{route="ocr",code="200"} 3' in metrics, metrics
+assert 'skiff_requests_total{route="ocr",code="400"} 5' in metrics, metrics
+print("metrics ok")
+PY
+rc=$?
+check "client: every check passed" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || cat "$TMP/client.txt"
+kill -TERM "$pid"; wait "$pid"; rc=$?
+check "SIGTERM: exit 0" test "$rc" -eq 0
+check "SIGTERM: stopped cleanly" grep -q "skiff serve: stopped" "$TMP/server.log"
+
+SKIFF_BIN="$SKIFF" bash "$ROOT/bench/serve_load.sh" --quick >"$TMP/load.json" 2>"$TMP/load.err"; rc=$?
+check "load and fault run (short): passed" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || { cat "$TMP/load.json"; tail -20 "$TMP/load.err"; }
+
+echo "$((fails == 0 ? 1 : 0)) passed, $fails failed"
+exit $((fails == 0 ? 0 : 1))
