@@ -13,6 +13,8 @@ PACKAGES=(
   libeigen3-dev libdnnl-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev
   libcurl4-openssl-dev libarchive-dev libssl-dev libcpp-httplib-dev
+  # The HTTP client the `skiff serve` docs and tests use.
+  curl
   libopencv-dev python3-sklearn zlib1g-dev libpng-dev libjpeg62-turbo-dev
   # Debian's oneDNN CMake config looks for OpenCL (its GPU runtime): without
   # these headers find_package(dnnl) fails on a fresh machine.

@@ -15,4 +15,5 @@ list(APPEND SKIFF_NLP_SOURCES
 list(APPEND SKIFF_NLP_CLI_SOURCES ${CMAKE_CURRENT_LIST_DIR}/cli/generate_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cli/chat_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cli/sampling_options.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/cli/export_command.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/cli/export_command.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cli/generate_endpoint.cpp)  # skiff serve nlp/generate

@@ -87,6 +87,78 @@ kill -TERM "$pid"; wait "$pid"; rc=$?
 check "SIGTERM: exit 0" test "$rc" -eq 0
 check "SIGTERM: stopped cleanly" grep -q "skiff serve: stopped" "$TMP/server.log"
 
+# Object detection in PaddleX's layout, on python3-skimage's astronaut (NanoDet from the zoo).
+IMAGES=/usr/lib/python3/dist-packages/skimage/data
+"$SKIFF" serve det --port 0 --quiet --set det.threshold=0.3 2>"$TMP/det_server.log" &
+pid=$!
+for _ in $(seq 1 600); do grep -q "listening on" "$TMP/det_server.log" && break; sleep 0.1; done
+port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/det_server.log")
+python3 - "$port" "$IMAGES/astronaut.png" >"$TMP/det_client.txt" 2>&1 <<'PY'
+import base64, http.client, json, sys
+port, image = int(sys.argv[1]), base64.b64encode(open(sys.argv[2], "rb").read()).decode()
+def post(body):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    c.request("POST", "/det", body=json.dumps(body), headers={"Content-Type": "application/json"})
+    r = c.getresponse()
+    return r.status, json.loads(r.read())
+status, r = post({"image": image})
+objects = r["result"]["detectedObjects"]
+assert status == 200 and any(o["categoryName"] == "person" for o in objects), r
+assert all(len(o["bbox"]) == 4 and o["score"] >= 0.3 and o["categoryId"] >= 0 for o in objects), objects
+assert r["result"]["image"] is None
+status, strict = post({"image": image, "threshold": 0.9, "visualize": True})
+assert status == 200 and len(strict["result"]["detectedObjects"]) < len(objects), strict["result"]["detectedObjects"]
+assert base64.b64decode(strict["result"]["image"])[:3] == b"\xff\xd8\xff"
+status, low = post({"image": image, "threshold": 0.1})
+assert status == 400 and "below the server's" in low["errorMsg"], low
+print("det ok")
+PY
+rc=$?
+check "det: objects in PaddleX's layout, thresholds, pictures" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || cat "$TMP/det_client.txt"
+kill -TERM "$pid"; wait "$pid"; rc=$?
+check "det server: exit 0 on SIGTERM" test "$rc" -eq 0
+
+# Text generation, whole and streamed (server-sent events), on the tiny LLaMA fixture.
+MODEL="$ROOT/tests/data/llama/tiny"
+"$SKIFF" nlp generate --model "$MODEL" --prompt "hello world" --max_new_tokens 8 >"$TMP/cli_gen.txt" 2>/dev/null
+"$SKIFF" serve nlp/generate --port 0 --quiet --set "nlp/generate.model=$MODEL" 2>"$TMP/gen_server.log" &
+pid=$!
+for _ in $(seq 1 600); do grep -q "listening on" "$TMP/gen_server.log" && break; sleep 0.1; done
+port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/gen_server.log")
+python3 - "$port" "$TMP/cli_gen.txt" >"$TMP/gen_client.txt" 2>&1 <<'PY'
+import http.client, json, sys
+port, cli_text = int(sys.argv[1]), open(sys.argv[2], encoding="utf-8").read().rstrip("\n")
+def post(body):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    c.request("POST", "/nlp/generate", body=json.dumps(body), headers={"Content-Type": "application/json"})
+    r = c.getresponse()
+    return r.status, r.getheader("Content-Type"), r.read().decode("utf-8")
+status, _, body = post({"prompt": "hello world", "maxNewTokens": 8})
+whole = json.loads(body)
+assert status == 200 and whole["result"]["newTokens"] == 8 and whole["result"]["stopReason"] == "length", whole
+assert whole["result"]["text"] == cli_text, (whole["result"]["text"], cli_text)
+status, ctype, body = post({"prompt": "hello world", "maxNewTokens": 8, "stream": True})
+events = [json.loads(e[len("data: "):]) for e in body.split("\n\n") if e.startswith("data: ")]
+assert status == 200 and ctype == "text/event-stream" and len(events) >= 2, body
+pieces = "".join(e["text"] for e in events[:-1])
+assert events[-1]["errorCode"] == 0 and pieces == whole["result"]["text"], (pieces, events[-1])
+first = whole["result"]["text"].strip()[:1]
+status, _, body = post({"prompt": "hello world", "maxNewTokens": 8, "stop": [first]})
+stopped = json.loads(body)["result"]
+assert stopped["stopReason"] == "stop" and stopped["newTokens"] < 8, stopped
+for bad, part in [({"prompt": "x", "temperature": -1}, "temperature"), ({"prompt": ""}, "prompt"),
+                  ({"prompt": "x", "stop": "\n"}, "stop")]:
+    status, _, body = post(bad)
+    assert status == 400 and part in json.loads(body)["errorMsg"], (bad, body)
+print("generate ok")
+PY
+rc=$?
+check "nlp/generate: whole, streamed, stop strings and refusals" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || cat "$TMP/gen_client.txt"
+kill -TERM "$pid"; wait "$pid"; rc=$?
+check "nlp/generate server: exit 0 on SIGTERM" test "$rc" -eq 0
+
 SKIFF_BIN="$SKIFF" bash "$ROOT/bench/serve_load.sh" --quick >"$TMP/load.json" 2>"$TMP/load.err"; rc=$?
 check "load and fault run (short): passed" test "$rc" -eq 0
 [ "$rc" -eq 0 ] || { cat "$TMP/load.json"; tail -20 "$TMP/load.err"; }
