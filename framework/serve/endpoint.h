@@ -43,6 +43,8 @@ struct RequestLimits {
   /// Requests may name files under this directory instead of sending their bytes;
   /// "" (the default) accepts bytes only.
   std::string files_root;
+  /// Any file path is read (the C API, whose caller is the process itself).
+  bool any_file = false;
   size_t max_file_bytes = size_t(32) << 20;
 };
 
@@ -58,6 +60,9 @@ class Endpoint {
   virtual void run(std::span<Call* const> calls) const = 0;
   /// Whether the answer to this prepared call is a stream of server-sent events.
   virtual bool streams(const Call& /*call*/) const { return false; }
+  /// The request field that carries an image ("file" for /ocr, "image" for /det), or
+  /// null: the C API's skiff_pipeline_run_image() and the web pages fill it.
+  virtual const char* image_field() const { return nullptr; }
   /// What GET /v1/endpoints says about it (models, settings).
   virtual nlohmann::json describe() const { return nlohmann::json::object(); }
 };

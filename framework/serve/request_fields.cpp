@@ -84,23 +84,28 @@ std::string read_file_field(const nlohmann::json& body, std::string_view field, 
   SKIFF_CHECK(!value.empty(), "{}: empty (send the file's bytes as base64)", field);
   SKIFF_CHECK(value.rfind("http://", 0) != 0 && value.rfind("https://", 0) != 0,
               "{}: the server does not fetch URLs; send the file's bytes as base64", field);
-  if (!limits.files_root.empty()) {
-    if (auto path = file_under(limits.files_root, value)) {
-      std::error_code ec;
-      const auto size = fs::file_size(*path, ec);
-      SKIFF_CHECK(!ec && size <= limits.max_file_bytes, "{}: the file is larger than the {}-byte limit", field,
-                  limits.max_file_bytes);
-      return io::read_file(*path);
-    }
-  }
+  auto read_limited = [&](const fs::path& path) {
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    SKIFF_CHECK(!ec && size <= limits.max_file_bytes, "{}: the file is larger than the {}-byte limit", field,
+                limits.max_file_bytes);
+    return io::read_file(path);
+  };
+  std::error_code ec;
+  if (limits.any_file && fs::is_regular_file(value, ec)) return read_limited(value);
+  if (!limits.files_root.empty())
+    if (auto path = file_under(limits.files_root, value)) return read_limited(*path);
   // A base64 text is 4/3 of its bytes: check before decoding.
   SKIFF_CHECK(value.size() / 4 * 3 <= limits.max_file_bytes + 3, "{}: the file is larger than the {}-byte limit",
               field, limits.max_file_bytes);
   try {
     return io::base64_decode(value, field);
   } catch (const ValueError& e) {
-    if (limits.files_root.empty()) throw;
-    SKIFF_THROW(ValueError, "{}: neither a file under the server's files root nor base64 ({})", field, e.what());
+    if (limits.files_root.empty() && !limits.any_file) throw;
+    // Name what was sent: a path with a typo is the likely mistake.
+    const std::string shown = value.size() <= 80 ? value : value.substr(0, 77) + "...";
+    SKIFF_THROW(ValueError, "{}: '{}' is neither {} nor base64 ({})", field, shown,
+                limits.any_file ? "an existing file" : "a file under the server's files root", e.what());
   }
 }
 

@@ -77,6 +77,8 @@ class DetEndpoint final : public serve::Endpoint {
     }
   }
 
+  const char* image_field() const override { return "image"; }
+
   json describe() const override {
     const DetectorConfig& c = detector_.config();
     return {{"route", "/det"},

@@ -87,6 +87,8 @@ class OcrEndpoint final : public serve::Endpoint {
     }
   }
 
+  const char* image_field() const override { return "file"; }
+
   json describe() const override {
     const PipelineConfig& c = pipeline_.config();
     return {{"route", "/ocr"},

@@ -71,7 +71,7 @@ TEST(RequestFields, FilePathsOnlyUnderTheFilesRoot) {
   // Escapes by "..", by an absolute path and by a link all fall through to base64, which they are not.
   for (std::string escape : {std::string("../secret.txt"), (dir.path / "secret.txt").string(), std::string("link.txt")})
     EXPECT_TRUE(contains(error_of([&] { read_file_field(json{{"file", escape}}, "file", limits); }),
-                         "neither a file under the server's files root nor base64"))
+                         "is neither a file under the server's files root nor base64"))
         << escape;
 }
 
