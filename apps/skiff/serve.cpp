@@ -23,6 +23,7 @@ struct ServeOptions {
   serve::ServerOptions server;
   double max_body_mb = 48;
   bool quiet = false;
+  bool no_ui = false;
 };
 
 std::pair<std::string, std::string> split_once(const std::string& text, char sep, const char* option,
@@ -88,6 +89,7 @@ void run_serve(ServeOptions& o) {
   o.server.max_body_bytes = size_t(o.max_body_mb * (1 << 20));
   o.server.limits.max_file_bytes = o.server.max_body_bytes;
   o.server.access_log = !o.quiet;
+  o.server.web_ui = !o.no_ui;
   if (o.server.threads == 0) o.server.threads = num_threads();
 
   serve::Server server(o.server);
@@ -105,10 +107,10 @@ void run_serve(ServeOptions& o) {
   }
   StopOnSignal stop_on_signal(stop_signals, server);
   const int port = server.bind();
-  fmt::print(stderr, "skiff serve: listening on http://{}:{} ({} worker{}, {} thread{} each): {}; GET /health, /metrics\n",
+  fmt::print(stderr, "skiff serve: listening on http://{}:{} ({} worker{}, {} thread{} each): {}; GET /health, /metrics{}\n",
              o.server.host, port, o.server.workers, o.server.workers == 1 ? "" : "s",
              std::max(1, o.server.threads / o.server.workers), std::max(1, o.server.threads / o.server.workers) == 1 ? "" : "s",
-             fmt::join(routes, ", "));
+             fmt::join(routes, ", "), o.server.web_ui ? "; demo pages at /" : "");
   server.serve();
   fmt::print(stderr, "skiff serve: stopped\n");
 }
@@ -149,6 +151,7 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--files-root", s.limits.files_root,
                   "Let requests name files under this directory instead of sending their bytes");
   cmd->add_flag("--quiet", o->quiet, "No line per request on stderr");
+  cmd->add_flag("--no-ui", o->no_ui, "No demo pages at / (the API routes only)");
   cmd->callback([o] { run_serve(*o); });
 }
 

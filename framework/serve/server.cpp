@@ -12,6 +12,7 @@
 #include "framework/core/error.h"
 #include "framework/core/splitmix.h"
 #include "framework/core/threading.h"
+#include "framework/serve/web_assets.h"
 
 namespace skiff::serve {
 namespace {
@@ -278,11 +279,27 @@ void Server::add_routes() {
   });
   http.Get("/v1/endpoints", [this](const httplib::Request&, httplib::Response& res) {
     json endpoints = json::object(), models = json::object();
-    for (const auto& [name, ep] : endpoints_) endpoints[name] = ep->describe();
+    for (const auto& [name, ep] : endpoints_) {
+      endpoints[name] = ep->describe();
+      if (const char* field = ep->image_field()) endpoints[name]["imageField"] = field;
+    }
     for (const auto& [name, m] : models_) models[name] = m->describe();
     res.set_content(envelope(new_log_id(), 0, "Success", {{"endpoints", endpoints}, {"models", models}}).dump(),
                     kJson);
   });
+  if (options_.web_ui) {
+    // The demo pages, from memory: a name that is not an embedded asset is a 404, never a file.
+    auto asset = [](const WebAsset& a, httplib::Response& res) {
+      res.set_content(std::string(a.bytes), std::string(content_type_of(a.name)));
+      res.set_header("Cache-Control", "no-cache");
+      res.set_header("X-Content-Type-Options", "nosniff");
+    };
+    http.Get("/", [asset](const httplib::Request&, httplib::Response& res) { asset(*find_web_asset("index.html"), res); });
+    http.Get(R"(/static/([A-Za-z0-9_.-]+))", [asset](const httplib::Request& req, httplib::Response& res) {
+      if (const WebAsset* a = find_web_asset(req.matches[1].str())) return asset(*a, res);
+      res.status = 404;
+    });
+  }
   // httplib's own refusals (404, 413, ...) get the envelope too.
   http.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;

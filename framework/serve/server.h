@@ -9,6 +9,7 @@
 ///   GET  /v1/endpoints                what is served, with each model's inputs and outputs
 ///   GET  /health                      200 while serving
 ///   GET  /metrics                     Prometheus text (metrics.h)
+///   GET  /                            the demo pages: try each endpoint in a browser
 ///
 /// Every answer, errors included, has the envelope; errorCode is the HTTP status
 /// (0 on success): 400 malformed request (the message names the field), 404 no such
@@ -48,6 +49,7 @@ struct ServerOptions {
   double read_timeout_s = 10;  ///< a connection silent this long while sending is closed
   int http_threads = 0;        ///< connections handled at once; 0: queue capacity + workers + 8
   bool access_log = true;      ///< one line per request on stderr
+  bool web_ui = true;          ///< the demo pages at / (framework/serve/web/)
   RequestLimits limits;
 };
 

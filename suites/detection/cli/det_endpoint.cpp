@@ -84,7 +84,7 @@ class DetEndpoint final : public serve::Endpoint {
     return {{"route", "/det"},
             {"model", c.model},
             {"classes", c.labels.size()},
-            {"settings", {{"threshold", c.score_threshold}, {"nms_iou", c.nms_iou}, {"topk", c.max_detections}}}};
+            {"settings", {{"threshold", round3(c.score_threshold)}, {"nms_iou", round3(c.nms_iou)}, {"topk", c.max_detections}}}};
   }
 
  private:

@@ -10,6 +10,8 @@
 // run one at a time per worker (the recognizer batches the lines of each image).
 #include <opencv2/core.hpp>
 
+#include <cmath>
+
 #include "framework/data/image_io.h"
 #include "framework/io/base64.h"
 #include "framework/serve/endpoint.h"
@@ -23,6 +25,9 @@ namespace skiff::ocr {
 namespace {
 
 using nlohmann::json;
+
+/// A float setting as the decimal it was written as (0.3, not 0.30000001192092896).
+double round4(float v) { return std::round(double(v) * 1e4) / 1e4; }
 
 struct OcrRequest {
   std::string bytes;  // the encoded image
@@ -93,9 +98,9 @@ class OcrEndpoint final : public serve::Endpoint {
     const PipelineConfig& c = pipeline_.config();
     return {{"route", "/ocr"},
             {"models", {{"det", c.det_model}, {"rec", c.rec_model}, {"cls", c.use_textline_orientation ? json(c.cls_model) : json(nullptr)}}},
-            {"settings", {{"text_det_limit_side_len", c.det.limit_side_len}, {"text_det_thresh", c.db.thresh},
-                          {"text_det_box_thresh", c.db.box_thresh}, {"text_det_unclip_ratio", c.db.unclip_ratio},
-                          {"text_rec_score_thresh", c.rec_score_thresh}}}};
+            {"settings", {{"text_det_limit_side_len", c.det.limit_side_len}, {"text_det_thresh", round4(c.db.thresh)},
+                          {"text_det_box_thresh", round4(c.db.box_thresh)}, {"text_det_unclip_ratio", round4(c.db.unclip_ratio)},
+                          {"text_rec_score_thresh", round4(c.rec_score_thresh)}}}};
   }
 
  private:

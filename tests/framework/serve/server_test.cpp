@@ -225,6 +225,33 @@ TEST(Server, StreamsEventsThenTheEnvelope) {
   EXPECT_EQ(events[3]["result"]["echo"], 7);
 }
 
+TEST(Server, DemoPagesComeFromMemoryAndNothingElse) {
+  RunningServer s({}, [](Server& srv) { srv.add_endpoint("gate", std::make_unique<GateEndpoint>()); });
+  auto page = s.client().Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  for (const char* asset : {"/static/app.js", "/static/style.css"}) {
+    EXPECT_NE(page->body.find(asset), std::string::npos) << asset;
+    auto res = s.client().Get(asset);
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 200) << asset;
+    EXPECT_GT(res->body.size(), 500u) << asset;
+  }
+  EXPECT_EQ(s.client().Get("/static/app.js")->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
+  // Only embedded names: no traversal, no other files.
+  for (const char* path : {"/static/nope.js", "/static/..%2f..%2fetc%2fpasswd", "/static/../../etc/passwd", "/etc/passwd"}) {
+    auto res = s.client().Get(path);
+    ASSERT_TRUE(res) << path;
+    EXPECT_EQ(res->status, 404) << path;
+    EXPECT_EQ(res->body.find("root:"), std::string::npos) << path;
+  }
+  ServerOptions api_only;
+  api_only.web_ui = false;
+  RunningServer t(api_only, [](Server& srv) { srv.add_endpoint("gate", std::make_unique<GateEndpoint>()); });
+  EXPECT_EQ(t.client().Get("/")->status, 404);
+}
+
 TEST(Server, StopFinishesTheRequestsInFlight) {
   GateEndpoint* gate = nullptr;
   auto srv = std::make_unique<RunningServer>(ServerOptions{}, [&](Server& server) {
