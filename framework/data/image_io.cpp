@@ -490,6 +490,14 @@ cv::Mat decode_image(std::span<const uint8_t> bytes, const std::string& name) {
   fail(name, "not a PNG, JPEG or BMP image");
 }
 
+cv::Mat decode_image_field(std::string_view bytes, const std::string& field) {
+  try {
+    return decode_image({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, field);
+  } catch (const IoError& e) {
+    SKIFF_THROW(ValueError, "{}: not an image skiff can decode ({})", field, e.what());
+  }
+}
+
 cv::Mat read_image_file(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) SKIFF_THROW(IoError, "cannot read image '{}': no such file", path);

@@ -50,6 +50,11 @@ inline constexpr int64_t kMaxImagePixels = int64_t(1) << 28;
 /// than kMaxImagePixels.
 cv::Mat decode_image(std::span<const uint8_t> bytes, const std::string& name_for_errors);
 
+/// decode_image for bytes a client sent in a request field (`skiff serve`, the C API):
+/// the same checks, but bad bytes are the client's mistake, so a ValueError naming
+/// `field` rather than an IoError. \throws ValueError.
+cv::Mat decode_image_field(std::string_view bytes, const std::string& field);
+
 /// Reads and decodes an image file (see decode_image).
 /// \throws IoError naming `path` when it is missing, a directory, unreadable,
 /// empty, corrupt or in an unsupported format.

@@ -9,6 +9,16 @@ ROOT="$2"
 SAMPLE="$ROOT/assets/samples/ocr_sample.png"
 source "$(dirname "$0")/check.sh"
 
+# start_server LOG ARGS...: `skiff serve ARGS --port 0` in the background; sets pid and port.
+start_server() {
+  local log="$1"
+  shift
+  "$SKIFF" serve "$@" --port 0 2>"$log" &
+  pid=$!
+  for _ in $(seq 1 600); do grep -q "listening on" "$log" && break; sleep 0.1; done
+  port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$log")
+}
+
 "$SKIFF" serve 2>"$TMP/none.txt"; rc=$?
 check "nothing to serve: exit 2" test "$rc" -eq 2
 check "nothing to serve: names the endpoints" grep -q "name an endpoint (.*ocr" "$TMP/none.txt"
@@ -23,11 +33,8 @@ check "setting for an endpoint not served: exit 2" test "$rc" -eq 2
 
 # A server with files under a root, the classifier off, and a model endpoint.
 mkdir -p "$TMP/files" && cp "$SAMPLE" "$TMP/files/receipt.png"
-"$SKIFF" serve ocr --port 0 --set ocr.use_textline_orientation=false --files-root "$TMP/files" \
-  --model det=ppocr-v4-det 2>"$TMP/server.log" &
-pid=$!
-for _ in $(seq 1 600); do grep -q "listening on" "$TMP/server.log" && break; sleep 0.1; done
-port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/server.log")
+start_server "$TMP/server.log" ocr --set ocr.use_textline_orientation=false --files-root "$TMP/files" \
+  --model det=ppocr-v4-det
 check "server: started" test -n "$port"
 
 python3 - "$port" "$SAMPLE" "$TMP" >"$TMP/client.txt" 2>&1 <<'PY'
@@ -89,10 +96,7 @@ check "SIGTERM: stopped cleanly" grep -q "skiff serve: stopped" "$TMP/server.log
 
 # Object detection in PaddleX's layout, on python3-skimage's astronaut (NanoDet from the zoo).
 IMAGES=/usr/lib/python3/dist-packages/skimage/data
-"$SKIFF" serve det --port 0 --quiet --set det.threshold=0.3 2>"$TMP/det_server.log" &
-pid=$!
-for _ in $(seq 1 600); do grep -q "listening on" "$TMP/det_server.log" && break; sleep 0.1; done
-port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/det_server.log")
+start_server "$TMP/det_server.log" det --quiet --set det.threshold=0.3
 python3 - "$port" "$IMAGES/astronaut.png" >"$TMP/det_client.txt" 2>&1 <<'PY'
 import base64, http.client, json, sys
 port, image = int(sys.argv[1]), base64.b64encode(open(sys.argv[2], "rb").read()).decode()
@@ -122,10 +126,7 @@ check "det server: exit 0 on SIGTERM" test "$rc" -eq 0
 # Text generation, whole and streamed (server-sent events), on the tiny LLaMA fixture.
 MODEL="$ROOT/tests/data/llama/tiny"
 "$SKIFF" nlp generate --model "$MODEL" --prompt "hello world" --max_new_tokens 8 >"$TMP/cli_gen.txt" 2>/dev/null
-"$SKIFF" serve nlp/generate --port 0 --quiet --set "nlp/generate.model=$MODEL" 2>"$TMP/gen_server.log" &
-pid=$!
-for _ in $(seq 1 600); do grep -q "listening on" "$TMP/gen_server.log" && break; sleep 0.1; done
-port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/gen_server.log")
+start_server "$TMP/gen_server.log" nlp/generate --quiet --set "nlp/generate.model=$MODEL"
 python3 - "$port" "$TMP/cli_gen.txt" >"$TMP/gen_client.txt" 2>&1 <<'PY'
 import http.client, json, sys
 port, cli_text = int(sys.argv[1]), open(sys.argv[2], encoding="utf-8").read().rstrip("\n")

@@ -53,12 +53,7 @@ class DetEndpoint final : public serve::Endpoint {
   void run(std::span<serve::Call* const> calls) const override {
     for (serve::Call* call : calls) {
       const auto& r = std::any_cast<const DetRequest&>(call->input);
-      cv::Mat image;
-      try {
-        image = data::decode_image({reinterpret_cast<const uint8_t*>(r.bytes.data()), r.bytes.size()}, "image");
-      } catch (const IoError& e) {
-        SKIFF_THROW(ValueError, "image: not an image skiff can decode ({})", e.what());
-      }
+      const cv::Mat image = data::decode_image_field(r.bytes, "image");
       DetectionResult found = detector_.detect(image);
       std::erase_if(found.boxes, [&](const DetectedBox& b) { return b.score < r.threshold; });
       json objects = json::array();

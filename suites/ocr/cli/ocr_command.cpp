@@ -16,7 +16,7 @@
 #include "framework/io/file.h"
 #include "suites/ocr/draw_result.h"
 #include "suites/ocr/pipeline.h"
-#include "suites/ocr/result_json.h"
+#include "suites/ocr/result_output.h"
 #include "suites/ocr/synth.h"
 
 namespace skiff::ocr {
@@ -46,15 +46,7 @@ void save_results(const std::string& dir, const std::string& input, const cv::Ma
   fs::path in(input);
   std::string stem = in.stem().string();
   write_atomically(fs::path(dir) / (stem + "_res.json"), j.dump(2) + "\n");
-  std::vector<std::array<cv::Point2f, 4>> quads;
-  std::vector<std::string> texts;
-  std::vector<float> scores;
-  for (const auto& l : r.lines) {
-    quads.push_back(l.quad.pts);
-    texts.push_back(l.text);
-    scores.push_back(l.score);
-  }
-  cv::Mat vis = ocr::draw_ocr_result(image, quads, texts, scores, 0.0f);
+  cv::Mat vis = draw_result_lines(image, r);
   std::string ext = in.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
   if (ext != ".png" && ext != ".jpg" && ext != ".jpeg" && ext != ".bmp") ext = ".png";

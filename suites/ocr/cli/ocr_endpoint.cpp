@@ -17,9 +17,8 @@
 #include "framework/serve/endpoint.h"
 #include "framework/serve/request_fields.h"
 #include "framework/serve/settings.h"
-#include "suites/ocr/draw_result.h"
 #include "suites/ocr/pipeline.h"
-#include "suites/ocr/result_json.h"
+#include "suites/ocr/result_output.h"
 
 namespace skiff::ocr {
 namespace {
@@ -77,12 +76,7 @@ class OcrEndpoint final : public serve::Endpoint {
   void run(std::span<serve::Call* const> calls) const override {
     for (serve::Call* call : calls) {
       const auto& r = std::any_cast<const OcrRequest&>(call->input);
-      cv::Mat image;
-      try {
-        image = data::decode_image({reinterpret_cast<const uint8_t*>(r.bytes.data()), r.bytes.size()}, "file");
-      } catch (const IoError& e) {
-        SKIFF_THROW(ValueError, "file: not an image skiff can decode ({})", e.what());
-      }
+      const cv::Mat image = data::decode_image_field(r.bytes, "file");
       const OcrResult result = pipeline_.run(image, r.overrides);
       json page = {{"prunedResult", result_json(result)}, {"ocrImage", nullptr},
                    {"docPreprocessingImage", nullptr}, {"inputImage", nullptr}};
@@ -105,15 +99,7 @@ class OcrEndpoint final : public serve::Endpoint {
 
  private:
   static std::string visualization(const cv::Mat& image, const OcrResult& result) {
-    std::vector<std::array<cv::Point2f, 4>> quads;
-    std::vector<std::string> texts;
-    std::vector<float> scores;
-    for (const auto& l : result.lines) {
-      quads.push_back(l.quad.pts);
-      texts.push_back(l.text);
-      scores.push_back(l.score);
-    }
-    const std::vector<uint8_t> jpeg = data::encode_image(draw_ocr_result(to_bgr8(image), quads, texts, scores, 0.0f), ".jpg", 90);
+    const std::vector<uint8_t> jpeg = data::encode_image(draw_result_lines(image, result), ".jpg", 90);
     return io::base64_encode({reinterpret_cast<const char*>(jpeg.data()), jpeg.size()});
   }
 

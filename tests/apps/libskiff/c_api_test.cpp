@@ -10,7 +10,7 @@
 
 #include "framework/graph/onnx_export.h"
 #include "skiff/skiff_c.h"
-#include "tests/framework/graph/graph_builder.h"
+#include "tests/framework/serve/affine_graph.h"
 #include "tests/temp_dir.h"
 
 namespace {
@@ -44,19 +44,10 @@ TEST(CApi, ErrorsAreStatusesWithMessagesNamingTheInput) {
   skiff_pipeline_free(nullptr);
 }
 
-/// y = x W + b for x [batch, 3]: W = [[1,0],[0,1],[1,1]], b = [10, 20], as an .onnx file.
+/// tests/framework/serve/affine_graph.h as an .onnx file.
 std::string write_affine_model(const std::filesystem::path& dir) {
-  using namespace skiff;
-  graph::Graph g = graph::testing::GraphBuilder(13)
-                       .input("x", {-1, 3})
-                       .init("W", from_vector<float>({1, 0, 0, 1, 1, 1}, {3, 2}))
-                       .init("b", from_vector<float>({10, 20}, {2}))
-                       .node("MatMul", {"x", "W"}, {"xw"})
-                       .node("Add", {"xw", "b"}, {"y"})
-                       .output("y")
-                       .build();
   const std::string path = (dir / "affine.onnx").string();
-  graph::export_onnx(g, path);
+  skiff::graph::export_onnx(skiff::serve::testing::affine_graph(), path);
   return path;
 }
 

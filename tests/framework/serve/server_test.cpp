@@ -11,7 +11,7 @@
 
 #include "framework/engine/predictor.h"
 #include "framework/serve/model_endpoint.h"
-#include "tests/framework/graph/graph_builder.h"
+#include "tests/framework/serve/affine_graph.h"
 #include "tests/framework/serve/gate_endpoint.h"
 
 namespace skiff::serve {
@@ -20,17 +20,8 @@ namespace {
 using nlohmann::json;
 using testing::GateEndpoint;
 
-/// y = x W + b for x [batch, 3] (batch dynamic): W = [[1,0],[0,1],[1,1]], b = [10, 20].
 std::shared_ptr<const engine::Predictor> affine_model(bool dynamic_batch = true) {
-  graph::Graph g = graph::testing::GraphBuilder(13)
-                       .input("x", {dynamic_batch ? -1 : 1, 3})
-                       .init("W", from_vector<float>({1, 0, 0, 1, 1, 1}, {3, 2}))
-                       .init("b", from_vector<float>({10, 20}, {2}))
-                       .node("MatMul", {"x", "W"}, {"xw"})
-                       .node("Add", {"xw", "b"}, {"y"})
-                       .output("y")
-                       .build();
-  return std::make_shared<const engine::Predictor>(std::move(g));
+  return std::make_shared<const engine::Predictor>(testing::affine_graph(dynamic_batch));
 }
 
 /// A server on a free port, serving on its own thread for the test's lifetime.

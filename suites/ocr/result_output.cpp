@@ -1,4 +1,6 @@
-#include "suites/ocr/result_json.h"
+#include "suites/ocr/result_output.h"
+
+#include "suites/ocr/draw_result.h"
 
 #include <algorithm>
 #include <cmath>
@@ -42,6 +44,18 @@ nlohmann::json result_json(const OcrResult& r) {
   j["timings_ms"] = {{"total", r.timings.total_ms}, {"det", r.timings.det_ms}, {"cls", r.timings.cls_ms},
                      {"rec", r.timings.rec_ms}, {"post", r.timings.post_ms}};
   return j;
+}
+
+cv::Mat draw_result_lines(const cv::Mat& image, const OcrResult& r) {
+  std::vector<std::array<cv::Point2f, 4>> quads;
+  std::vector<std::string> texts;
+  std::vector<float> scores;
+  for (const auto& l : r.lines) {
+    quads.push_back(l.quad.pts);
+    texts.push_back(l.text);
+    scores.push_back(l.score);
+  }
+  return draw_ocr_result(to_bgr8(image), quads, texts, scores, 0.0f);
 }
 
 }  // namespace skiff::ocr
