@@ -79,7 +79,8 @@ class ModelEndpoint final : public Endpoint {
                 input_names());
     PredictInput in;
     in.binary = optional_bool(call.request, "binary").value_or(false);
-    for (const auto& [name, v] : inputs.items()) {
+    for (const auto& item : inputs.items()) {
+      const std::string name = item.key();  // not a structured binding: clang 14 cannot capture those
       const bool known = std::any_of(predictor_->inputs().begin(), predictor_->inputs().end(),
                                      [&](const graph::ValueInfo& i) { return i.name == name; });
       SKIFF_CHECK(known, "inputs.{}: the model has no such input (its inputs: {})", name, input_names());

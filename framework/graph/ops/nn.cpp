@@ -1,10 +1,13 @@
 // Neural-network ONNX ops: convolutions, normalisation, pooling, matrix
 // products, softmax and resizing.
+#include <fmt/ranges.h>
+
 #include <cmath>
 
 #include "framework/graph/ops/common.h"
 #include "framework/graph/ops/padding.h"
 #include "framework/graph/ops/resize.h"
+#include "framework/tensor/storage.h"
 
 namespace skiff::graph::ops {
 namespace {
@@ -274,6 +277,16 @@ ResizeTarget resize_target(const OpContext& c, const Shape& x) {
                 t.sizes.size(), rank);
     t.scales.clear();
     for (int64_t d = 0; d < rank; ++d) t.scales.push_back(double(t.sizes[size_t(d)]) / double(x[d]));
+  }
+  // Per-axis index tables are built before the output is allocated: refuse an output the
+  // tensor limit would refuse (a scale of 5e17 from a corrupt file) before building them.
+  int64_t bytes = c.input(0).itemsize();
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t size = t.sizes[size_t(d)];
+    SKIFF_CHECK(size >= 0, "{}: output size {} of dim {} is negative", c.node.describe(), size, d);
+    SKIFF_CHECK_T(DeviceError, !__builtin_mul_overflow(bytes, size, &bytes) && bytes <= max_tensor_bytes(),
+                  "{}: the output [{}] is larger than the {}-byte tensor limit (SKIFF_MAX_TENSOR_BYTES)",
+                  c.node.describe(), fmt::join(t.sizes, ", "), max_tensor_bytes());
   }
   return t;
 }
