@@ -32,6 +32,9 @@ while (($#)); do
     *) echo "run_fuzzers.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+# One thread per harness: OpenMP teams on tiny tensors under ASan cost more than they give
+# (onnx: 170 exec/s on two threads, 800 on one); --jobs is how a run uses more cores.
+export SKIFF_NUM_THREADS="${SKIFF_NUM_THREADS:-1}"
 build="$(cd "$build" 2>/dev/null && pwd)" || { echo "run_fuzzers.sh: no build directory (cmake --preset fuzz first)" >&2; exit 2; }
 work="${work:-$build/fuzz_work}"
 mkdir -p "$work"
