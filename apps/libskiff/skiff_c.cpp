@@ -8,6 +8,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -72,8 +73,12 @@ skiff_status guarded(Fn&& fn) {
 
 void require(const void* p, const char* what) { SKIFF_CHECK(p != nullptr, "{}: NULL", what); }
 
-skiff::DType to_dtype(skiff_dtype t) {
-  switch (t) {
+/// The dtype field of a caller's tensor. C lets any int stand in an enum field, and a
+/// C++ load of a value outside the enum's range is undefined: read it as its integer.
+skiff::DType dtype_of_field(const skiff_dtype& field, size_t i) {
+  std::underlying_type_t<skiff_dtype> raw;
+  std::memcpy(&raw, &field, sizeof raw);
+  switch (raw) {
     case SKIFF_BOOL: return skiff::DType::Bool;
     case SKIFF_UINT8: return skiff::DType::UInt8;
     case SKIFF_INT8: return skiff::DType::Int8;
@@ -83,8 +88,9 @@ skiff::DType to_dtype(skiff_dtype t) {
     case SKIFF_BFLOAT16: return skiff::DType::BFloat16;
     case SKIFF_FLOAT32: return skiff::DType::Float32;
     case SKIFF_FLOAT64: return skiff::DType::Float64;
+    default: break;
   }
-  SKIFF_THROW(skiff::ValueError, "dtype: {} is not a skiff_dtype", int(t));
+  SKIFF_THROW(skiff::ValueError, "inputs[{}]: dtype {} is not a skiff_dtype", i, int64_t(raw));
 }
 
 skiff_dtype from_dtype(skiff::DType t) {
@@ -121,7 +127,7 @@ skiff::Tensor copy_in(const skiff_tensor& t, size_t i) {
     SKIFF_CHECK(!__builtin_mul_overflow(numel, t.shape[d], &numel), "inputs[{}]: too many elements", i);
     shape.push_back(t.shape[d]);
   }
-  skiff::Tensor out = skiff::empty(shape, to_dtype(t.dtype));
+  skiff::Tensor out = skiff::empty(shape, dtype_of_field(t.dtype, i));
   SKIFF_CHECK(numel == 0 || t.data, "inputs[{}]: data is NULL", i);
   if (numel > 0) std::memcpy(out.data_ptr(), t.data, size_t(out.nbytes()));
   return out;
