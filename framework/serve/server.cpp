@@ -128,13 +128,12 @@ std::string Server::new_log_id() {
 }
 
 void Server::finish(const std::string& route, Clock::time_point start, int status, const std::string& log_id,
-                    const httplib::Request& req) {
+                    const std::string& client, const std::string& what) {
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   metrics_.record_request(route, status, seconds);
   metrics_.add_in_flight(-1);
   if (options_.access_log)
-    fmt::print(stderr, "skiff serve: {} {} {} {} {:.1f} ms {}\n", req.remote_addr, req.method, req.path, status,
-               seconds * 1e3, log_id);
+    fmt::print(stderr, "skiff serve: {} {} {} {:.1f} ms {}\n", client, what, status, seconds * 1e3, log_id);
 }
 
 void Server::handle(const std::string& route, const Endpoint& endpoint, const httplib::Request& req,
@@ -145,7 +144,7 @@ void Server::handle(const std::string& route, const Endpoint& endpoint, const ht
   auto reply = [&](int status, const std::string& message, json result = nullptr) {
     res.status = status;
     res.set_content(envelope(log_id, status == 200 ? 0 : status, message, std::move(result)).dump(), kJson);
-    finish(route, start, status, log_id, req);
+    finish(route, start, status, log_id, req.remote_addr, req.method + " " + req.path);
   };
   auto job = std::make_shared<Job>();
   job->endpoint = &endpoint;
@@ -171,7 +170,8 @@ void Server::handle(const std::string& route, const Endpoint& endpoint, const ht
     const Failure f = failure_of(std::current_exception());
     return reply(f.status, f.message);
   }
-  if (endpoint.streams(job->call)) return stream(route, std::move(job), start, log_id, res);
+  if (endpoint.streams(job->call))
+    return stream(route, std::move(job), start, log_id, req.remote_addr, "POST " + req.path, res);
   if (!queue_->push(job)) {
     res.set_header("Retry-After", "1");
     return reply(503, fmt::format("the server is busy ({} requests waiting); retry later", queue_->depth()));
@@ -186,13 +186,13 @@ void Server::handle(const std::string& route, const Endpoint& endpoint, const ht
 }
 
 void Server::stream(const std::string& route, std::shared_ptr<Job> job, Clock::time_point start, std::string log_id,
-                    httplib::Response& res) {
+                    std::string client, std::string what, httplib::Response& res) {
   auto channel = std::make_shared<EventChannel>();
   job->call.emit = [channel](const json& event) { return channel->push(sse(event)); };
   res.set_header("Cache-Control", "no-cache");
   res.set_chunked_content_provider(
       "text/event-stream",
-      [this, route, job, channel, start, log_id](size_t, httplib::DataSink& sink) {
+      [this, route, job, channel, start, log_id, client, what](size_t, httplib::DataSink& sink) {
         // The whole stream is written in this one call: wait for the worker's events and pass them on.
         auto send = [&](const std::string& text) {
           if (!channel->client_gone && !sink.write(text.data(), text.size())) channel->client_gone = true;
@@ -234,10 +234,7 @@ void Server::stream(const std::string& route, std::shared_ptr<Job> job, Clock::t
         send(sse(envelope(log_id, status == 200 ? 0 : status, message, status == 200 ? job->call.result : json())));
         sink.done();
         // The log line holds the stream's outcome: its HTTP status was 200 before the events began.
-        httplib::Request req;
-        req.method = "POST";
-        req.path = route;
-        finish(route, start, status, log_id, req);
+        finish(route, start, status, log_id, client, what);
         return true;
       });
 }

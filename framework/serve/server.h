@@ -81,9 +81,11 @@ class Server {
   void handle(const std::string& route, const Endpoint& endpoint, const httplib::Request& req,
               httplib::Response& res, const httplib::ContentReader& content);
   void stream(const std::string& route, std::shared_ptr<Job> job, Clock::time_point start, std::string log_id,
-              httplib::Response& res);
+              std::string client, std::string what, httplib::Response& res);
+  /// Records a request in the metrics and, with access_log, prints
+  /// "CLIENT WHAT STATUS TIME logId" (WHAT: "POST /ocr").
   void finish(const std::string& route, Clock::time_point start, int status, const std::string& log_id,
-              const httplib::Request& req);
+              const std::string& client, const std::string& what);
   std::string new_log_id();
 
   ServerOptions options_;
