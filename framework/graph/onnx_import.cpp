@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <type_traits>
 
 #include "framework/graph/op_registry.h"
 #include "framework/io/file.h"
@@ -154,6 +155,21 @@ Tensor convert_tensor(const onnx::TensorProto& t, const ImportContext& ctx, cons
   };
   auto typed = [&](const auto& field, auto source_type) {
     using Src = decltype(source_type);
+    // Each dtype has its field (onnx.proto): float_data, double_data, int64_data, and
+    // int32_data for the narrower ints, bool and 16-bit floats. Reading another field would
+    // convert, e.g. a float of 4e25 into an int8, which C++ leaves undefined.
+    const char* field_name = std::is_same_v<Src, float>    ? "float_data"
+                             : std::is_same_v<Src, double> ? "double_data"
+                             : std::is_same_v<Src, int64_t> ? "int64_data"
+                                                            : "int32_data";
+    const bool matches = std::is_same_v<Src, float>     ? dtype == DType::Float32
+                         : std::is_same_v<Src, double>  ? dtype == DType::Float64
+                         : std::is_same_v<Src, int64_t> ? dtype == DType::Int64
+                                                        : dtype == DType::Int32 || dtype == DType::Int8 ||
+                                                              dtype == DType::UInt8 || dtype == DType::Bool ||
+                                                              dtype == DType::Float16 || dtype == DType::BFloat16;
+    SKIFF_CHECK(matches, "{}: tensor '{}' of dtype {} stores its values in {}, which onnx.proto keeps for other dtypes",
+                where, t.name(), dtype_name(dtype), field_name);
     check_count(int64_t(field.size()), "values", numel);
     Tensor out = empty(shape, dtype);
     copy_field<Src>(field, out, where, t.name());
