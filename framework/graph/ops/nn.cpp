@@ -278,13 +278,17 @@ ResizeTarget resize_target(const OpContext& c, const Shape& x) {
     t.scales.clear();
     for (int64_t d = 0; d < rank; ++d) t.scales.push_back(double(t.sizes[size_t(d)]) / double(x[d]));
   }
-  // Per-axis index tables are built before the output is allocated: refuse an output the
-  // tensor limit would refuse (a scale of 5e17 from a corrupt file) before building them.
+  // Per-axis index tables (int64 per output position) are built before the output is
+  // allocated: refuse what the tensor limit would refuse (a scale of 5e17 from a corrupt
+  // file) before building them, the tables included, since an empty output (a zero-size
+  // dim) still builds the table of every other axis.
   int64_t bytes = c.input(0).itemsize();
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t size = t.sizes[size_t(d)];
     SKIFF_CHECK(size >= 0, "{}: output size {} of dim {} is negative", c.node.describe(), size, d);
-    SKIFF_CHECK_T(DeviceError, !__builtin_mul_overflow(bytes, size, &bytes) && bytes <= max_tensor_bytes(),
+    const bool fits = size <= max_tensor_bytes() / int64_t(sizeof(int64_t)) &&
+                      !__builtin_mul_overflow(bytes, size, &bytes) && bytes <= max_tensor_bytes();
+    SKIFF_CHECK_T(DeviceError, fits,
                   "{}: the output [{}] is larger than the {}-byte tensor limit (SKIFF_MAX_TENSOR_BYTES)",
                   c.node.describe(), fmt::join(t.sizes, ", "), max_tensor_bytes());
   }
