@@ -1,5 +1,7 @@
 #include "framework/core/shape.h"
 
+#include <cstdint>
+
 namespace skiff {
 
 std::string Shape::str() const {
@@ -17,7 +19,9 @@ Shape contiguous_strides(const Shape& shape) {
   int64_t acc = 1;
   for (int64_t i = shape.size() - 1; i >= 0; --i) {
     st[i] = acc;
-    acc *= std::max<int64_t>(shape[i], 1);
+    // An empty tensor ([0, 2^50, 2^20]) may have dims whose product passes int64; no element
+    // is ever addressed through its strides, so they saturate instead of overflowing.
+    if (__builtin_mul_overflow(acc, std::max<int64_t>(shape[i], 1), &acc)) acc = INT64_MAX;
   }
   return st;
 }
