@@ -21,6 +21,9 @@ void constant_pad_cpu(const KernelContext& c) {
   const Tensor& out = c.outputs[0];
   const Tensor& in = c.inputs[0];
   const auto& pads = c.attrs.get_ints("pads");
+  // Nothing to write, and an empty output's strides may be saturated (contiguous_strides):
+  // the offset below would overflow.
+  if (out.numel() == 0) return;
   detail::fill(out, c.attrs.get_float("value"));
   int64_t offset = out.offset();
   for (size_t i = 0; i < pads.size() / 2; ++i) offset += pads[2 * i] * out.strides()[out.dim() - 1 - int64_t(i)];
