@@ -17,7 +17,8 @@ bool Tensor::is_contiguous() const {
   for (int64_t d = dim() - 1; d >= 0; --d) {
     if (shape()[d] == 1) continue;
     if (strides()[d] != expected) return false;
-    expected *= shape()[d];
+    // Saturating like contiguous_strides(): an empty tensor's dims may multiply past int64.
+    if (__builtin_mul_overflow(expected, shape()[d], &expected)) expected = INT64_MAX;
   }
   return true;
 }
