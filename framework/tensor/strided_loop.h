@@ -135,7 +135,10 @@ Shape broadcast_byte_strides(const TensorT& t, const Shape& shape) {
   for (int64_t d = 0; d < shape.size(); ++d) {
     if (d < off) { st[d] = 0; continue; }
     int64_t sd = t.shape()[d - off];
-    st[d] = sd == 1 ? 0 : t.strides()[d - off] * t.itemsize();
+    // An empty tensor's strides may be saturated (contiguous_strides); so are its byte
+    // strides then, and the loops never use them (they return when the shape is empty).
+    if (sd == 1) st[d] = 0;
+    else if (__builtin_mul_overflow(t.strides()[d - off], t.itemsize(), &st[d])) st[d] = INT64_MAX;
   }
   return st;
 }
