@@ -1,9 +1,8 @@
 #include "framework/serve/model_endpoint.h"
 
-#include <cstring>
-
 #include "framework/core/error.h"
 #include "framework/engine/predictor.h"
+#include "framework/ops/shape/shape_ops.h"
 #include "framework/serve/request_fields.h"
 #include "framework/serve/tensor_json.h"
 #include "framework/zoo/zoo.h"
@@ -30,37 +29,6 @@ json value_info_json(const graph::ValueInfo& v) {
   if (v.has_shape)
     for (const auto& d : v.shape) shape.push_back(d.known() ? json(d.value) : json(d.symbol.empty() ? "?" : d.symbol));
   return {{"name", v.name}, {"dtype", dtype_name(v.dtype)}, {"shape", v.has_shape ? shape : json(nullptr)}};
-}
-
-/// `t` split along dimension 0 into pieces of the given sizes (copies: each answer owns its bytes).
-std::vector<Tensor> split_rows(const Tensor& batched, const std::vector<int64_t>& rows) {
-  const Tensor t = batched.is_contiguous() ? batched : skiff::detail::contiguous_copy(batched);
-  const int64_t row_bytes = t.shape()[0] == 0 ? 0 : t.nbytes() / t.shape()[0];
-  std::vector<Tensor> out;
-  int64_t at = 0;
-  for (int64_t n : rows) {
-    Shape s = t.shape();
-    s[0] = n;
-    Tensor piece = empty(s, t.dtype());
-    if (n > 0) std::memcpy(piece.data_ptr(), static_cast<const char*>(t.data_ptr()) + at * row_bytes, n * row_bytes);
-    at += n;
-    out.push_back(std::move(piece));
-  }
-  return out;
-}
-
-Tensor concat_rows(const std::vector<const Tensor*>& parts) {
-  Shape s = parts.front()->shape();
-  int64_t total = 0;
-  for (const Tensor* p : parts) total += p->shape()[0];
-  s[0] = total;
-  Tensor out = empty(s, parts.front()->dtype());
-  char* dst = static_cast<char*>(out.data_ptr());
-  for (const Tensor* p : parts) {
-    std::memcpy(dst, p->data_ptr(), size_t(p->nbytes()));
-    dst += p->nbytes();
-  }
-  return out;
 }
 
 class ModelEndpoint final : public Endpoint {
@@ -142,21 +110,24 @@ class ModelEndpoint final : public Endpoint {
     for (int64_t r : rows) total += r;
     std::vector<Tensor> batched;
     for (size_t i = 0; i < predictor_->inputs().size(); ++i) {
-      std::vector<const Tensor*> parts;
+      std::vector<Tensor> parts;
       for (Call* call : calls) {
-        const auto& t = std::any_cast<const PredictInput&>(call->input).tensors[i];
+        const Tensor& t = std::any_cast<const PredictInput&>(call->input).tensors[i];
         if (t.shape()[0] != rows[parts.size()]) return false;  // inputs of one request disagree on the batch size
-        parts.push_back(&t);
+        parts.push_back(t);
       }
-      batched.push_back(concat_rows(parts));
+      batched.push_back(concat(parts, 0));
     }
     std::vector<Tensor> outputs = predictor_->run(batched);
     for (const Tensor& o : outputs)
       if (o.dim() == 0 || o.shape()[0] != total) return false;
     std::vector<std::vector<Tensor>> per_call(calls.size());
     for (const Tensor& o : outputs) {
-      std::vector<Tensor> pieces = split_rows(o, rows);
-      for (size_t c = 0; c < calls.size(); ++c) per_call[c].push_back(std::move(pieces[c]));
+      int64_t at = 0;
+      for (size_t c = 0; c < calls.size(); ++c) {
+        per_call[c].push_back(narrow(o, 0, at, rows[c]));  // a view: tensor_to_json copies what it sends
+        at += rows[c];
+      }
     }
     for (size_t c = 0; c < calls.size(); ++c)
       answer(*calls[c], per_call[c], std::any_cast<const PredictInput&>(calls[c]->input).binary);
