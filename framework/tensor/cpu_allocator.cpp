@@ -57,6 +57,7 @@ struct Block {
 struct Segment {
   char* base;
   size_t size;
+  size_t touched;  // bytes from base that blocks have covered: the pages already faulted in
   Block* first;  // never merged away: a block merges into its predecessor, and this one has none
 };
 
@@ -165,6 +166,14 @@ class Allocator {
     std::lock_guard<std::mutex> lock(mu_);
     Block probe{nullptr, size, true, nullptr};
     auto it = free_.lower_bound(&probe);
+    // Best fit among blocks whose pages were touched before, else best fit: a new page
+    // costs a fault (zeroing included), so a hole in a used segment beats the fresh tail
+    // of another even when the tail fits better. (40 mixed images: 56k -> 53k faults.)
+    for (auto j = it; j != free_.end(); ++j)
+      if (size_t((*j)->ptr - (*j)->segment->base) + size <= (*j)->segment->touched) {
+        it = j;
+        break;
+      }
     Block* b = nullptr;
     if (it != free_.end()) {
       b = *it;
@@ -181,6 +190,7 @@ class Allocator {
       free_.insert(rest);
     }
     b->free = false;
+    b->segment->touched = std::max(b->segment->touched, size_t(b->ptr - b->segment->base) + size);
     stats_.cached_bytes -= int64_t(size);
     stats_.allocated_bytes += int64_t(size);
     SKIFF_UNPOISON(b->ptr, size);
@@ -193,7 +203,7 @@ class Allocator {
     const size_t seg_size = std::max(kSegmentSize, round_up(size, kSegmentAlign));
     void* base = std::aligned_alloc(kSegmentAlign, seg_size);
     if (!base) return nullptr;
-    auto seg = std::make_unique<Segment>(Segment{static_cast<char*>(base), seg_size, nullptr});
+    auto seg = std::make_unique<Segment>(Segment{static_cast<char*>(base), seg_size, 0, nullptr});
     auto* b = new Block{seg->base, seg_size, true, seg.get()};
     seg->first = b;
     segments_.push_back(std::move(seg));

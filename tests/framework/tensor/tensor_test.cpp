@@ -56,14 +56,14 @@ TEST(TensorTest, CachingAllocatorReusesFreedBlocks) {
 TEST(TensorTest, CachingAllocatorReusesSomewhatLargerSmallBlocks) {
   cpu_allocator_empty_cache();
   void* big = nullptr;
-  { Tensor t = empty({1 << 18}); big = t.data_ptr(); }  // 1 MiB, now cached
+  { Tensor t = empty({1 << 16}); big = t.data_ptr(); }  // 256 KiB (the largest small block), now cached
   auto before = cpu_allocator_stats().num_system_allocs;
   {
-    Tensor smaller = empty({(1 << 18) * 3 / 4});  // 768 KiB: fits the cached block
+    Tensor smaller = empty({(1 << 16) * 3 / 4});  // 192 KiB: fits the cached block
     EXPECT_EQ(smaller.data_ptr(), big);
     EXPECT_EQ(cpu_allocator_stats().num_system_allocs, before);
   }
-  Tensor much_smaller = empty({(1 << 18) / 2});  // 512 KiB: would waste half the block
+  Tensor much_smaller = empty({(1 << 16) / 2});  // 128 KiB: would waste half the block
   EXPECT_NE(much_smaller.data_ptr(), big);
   EXPECT_EQ(cpu_allocator_stats().num_system_allocs, before + 1);
 }
@@ -110,6 +110,22 @@ TEST(TensorTest, CachingAllocatorHoldsNearTheLivePeakAcrossVaryingSizes) {
   const auto stats = cpu_allocator_stats();
   EXPECT_LE(stats.reserved_bytes - reserved_before, (int64_t(64) << 20) + (int64_t(1) << 20));  // + small blocks
   EXPECT_EQ(stats.allocated_bytes + stats.cached_bytes, stats.reserved_bytes);
+}
+
+// A hole in memory already used wins over the untouched tail of another segment even
+// when the tail fits better: the tail's pages would all fault in afresh.
+TEST(TensorTest, CachingAllocatorPrefersMemoryAlreadyTouched) {
+  cpu_allocator_empty_cache();
+  constexpr int64_t MiB = int64_t(1) << 18;  // float32 elements per MiB
+  Tensor hole = empty({40 * MiB});           // a new segment: bytes 0-40 MiB
+  Tensor keep = empty({20 * MiB});           // 40-60 MiB of the same segment
+  Tensor other = empty({40 * MiB});          // does not fit the 4 MiB left: a second segment
+  char* hole_start = static_cast<char*>(hole.data_ptr());
+  const int64_t reserved = cpu_allocator_stats().reserved_bytes;
+  hole = Tensor();  // frees 40 touched MiB; the second segment's untouched tail is 24 MiB
+  Tensor next = empty({20 * MiB});
+  EXPECT_EQ(next.data_ptr(), hole_start);
+  EXPECT_EQ(cpu_allocator_stats().reserved_bytes, reserved);
 }
 
 // A request larger than a segment gets a segment of its own, returned by empty_cache.
