@@ -38,6 +38,8 @@ PACKAGES=(
   # Python's jinja2, what Hugging Face renders chat templates with: the chat-template
   # tests compare skiff's renderer with it.
   python3-jinja2
+  # Collectives for distributed training (framework/distributed): Gloo over TCP.
+  libgloo-dev
 )
 
 missing=()

@@ -14,6 +14,8 @@ void add_graph_command(CLI::App& app);
 void add_config_command(CLI::App& app);
 /// `skiff serve`: the registered endpoints and models over HTTP (framework/serve).
 void add_serve_command(CLI::App& app);
+/// `skiff launch`: the ranks of a distributed run (framework/distributed).
+void add_launch_command(CLI::App& app);
 /// `skiff train`, `eval`, `predict` and `export` (YAML recipes).
 void add_train_commands(CLI::App& app);
 /// `skiff bench model`, added under the bench command.

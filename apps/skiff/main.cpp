@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   skiff::app::add_config_command(app);
   skiff::app::add_train_commands(app);
   skiff::app::add_serve_command(app);
+  skiff::app::add_launch_command(app);
 
   try {
     skiff::app::check_command_words(app, argc, argv);

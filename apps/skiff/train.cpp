@@ -4,6 +4,8 @@
 // (framework/train/recipe_runner.h); the recipe is checked before any work starts.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/skiff/commands.h"
+#include "framework/distributed/process_group.h"
 #include "framework/train/recipe_runner.h"
 
 namespace skiff::app {
@@ -68,7 +71,21 @@ void add_train_commands(CLI::App& app) {
         if (o->resume.empty() || o->resume == "auto") request.resume_latest = true;
         else request.resume = o->resume;
       }
+      // A rank of skiff launch other than 0 trains like rank 0 but must not write the run's
+      // directory: what the suite writes goes to a scratch directory of its own.
+      std::filesystem::path scratch;
+      if (distributed::world_rank() != 0) {
+        const std::filesystem::path run_dir = r.recipe.top().section("Global").text("save_model_dir", "./output");
+        if (request.resume_latest) request.resume = train::resume_checkpoint(request, run_dir);
+        request.resume_latest = false;
+        scratch = std::filesystem::temp_directory_path() /
+                  fmt::format("skiff-rank{}-{}", distributed::world_rank(), getpid());
+        auto overrides = o->recipe.overrides;
+        overrides.push_back("Global.save_model_dir=" + scratch.string());
+        r = train::load_recipe(o->recipe.file, overrides);
+      }
       train::FitResult res = r.runner->train(r.recipe, request);
+      if (!scratch.empty()) std::filesystem::remove_all(scratch);
       if (res.interrupted) std::exit(kExitInterrupted);
     });
   }

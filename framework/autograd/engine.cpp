@@ -147,6 +147,7 @@ std::vector<Tensor> run(const std::vector<Tensor>& roots, const std::vector<Tens
         Tensor leaf(acc->leaf);
         Tensor g = run_hooks(leaf.impl().autograd().hooks, grads[0]);
         leaf.set_grad(accumulate(leaf.grad(), detach_grad(g, create_graph)));
+        for (const auto& hook : leaf.impl().autograd().post_accumulate_hooks) hook(leaf);
       }
     } else if (!grad_mode || needed.count(n)) {
       bool any = false;

@@ -24,6 +24,7 @@ enum ExitCode : int {
   kExitNotImplemented = 3,  ///< an op or feature skiff does not have
   kExitDevice = 4,
   kExitIo = 5,              ///< download, cache, file not readable / writable
+  kExitDistributed = 6,     ///< distributed run: a peer failed or did not answer in time
   kExitInternal = 70,       ///< a bug in skiff (EX_SOFTWARE)
   kExitInterrupted = 130,   ///< Ctrl-C (training saves a checkpoint first)
 };
@@ -86,6 +87,7 @@ SKIFF_DEFINE_ERROR(NotImplementedError, kExitNotImplemented)
 SKIFF_DEFINE_ERROR(DeviceError, kExitDevice)
 SKIFF_DEFINE_ERROR(ConfigError, kExitBadInput)
 SKIFF_DEFINE_ERROR(IoError, kExitIo)
+SKIFF_DEFINE_ERROR(DistributedError, kExitDistributed)
 SKIFF_DEFINE_ERROR(InternalError, kExitInternal)
 #undef SKIFF_DEFINE_ERROR
 

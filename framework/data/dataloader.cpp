@@ -199,6 +199,8 @@ void check_options(const DataLoaderOptions& opt) {
   SKIFF_CHECK(opt.batch_size >= 1, "DataLoader: batch_size must be >= 1, got {}", opt.batch_size);
   SKIFF_CHECK(opt.num_workers >= 0, "DataLoader: num_workers must be >= 0, got {}", opt.num_workers);
   SKIFF_CHECK(opt.prefetch >= 1, "DataLoader: prefetch must be >= 1, got {}", opt.prefetch);
+  SKIFF_CHECK(opt.num_shards >= 1 && opt.shard >= 0 && opt.shard < opt.num_shards,
+              "DataLoader: shard {} of {} is out of range", opt.shard, opt.num_shards);
 }
 }  // namespace
 
@@ -215,13 +217,25 @@ DataLoader::DataLoader(std::shared_ptr<const IterableDataset> dataset, DataLoade
   SKIFF_CHECK(!opt_.shuffle,
               "DataLoader: shuffle is not supported for an iterable dataset (a stream has no indices to permute; "
               "shuffle inside the dataset, e.g. with a seeded buffer)");
+  if (opt_.num_shards > 1) set_shard(opt_.shard, opt_.num_shards);
+}
+
+void DataLoader::set_shard(int shard, int num_shards) {
+  DataLoaderOptions o = opt_;
+  o.shard = shard;
+  o.num_shards = num_shards;
+  check_options(o);
+  SKIFF_CHECK_T(NotImplementedError, !stream_ || num_shards == 1,
+                "DataLoader: an iterable dataset cannot be sharded across ranks (its length is unknown, so the ranks "
+                "could not agree on the number of steps); use an indexed dataset for distributed training");
+  opt_ = o;
 }
 
 DataLoader::~DataLoader() = default;
 
 int64_t DataLoader::num_batches() const {
   if (stream_) return -1;
-  const int64_t n = dataset_->size();
+  const int64_t n = (dataset_->size() + opt_.num_shards - 1) / opt_.num_shards;  // one shard, padded
   return opt_.drop_last ? n / opt_.batch_size : (n + opt_.batch_size - 1) / opt_.batch_size;
 }
 
@@ -238,7 +252,12 @@ std::vector<int64_t> DataLoader::indices(int64_t epoch) const {
       std::swap(order[size_t(i)], order[size_t(j)]);
     }
   }
-  return order;
+  if (opt_.num_shards == 1 || n == 0) return order;
+  const int64_t per_shard = (n + opt_.num_shards - 1) / opt_.num_shards;
+  std::vector<int64_t> mine(static_cast<size_t>(per_shard));
+  for (int64_t k = 0; k < per_shard; ++k)
+    mine[size_t(k)] = order[size_t((opt_.shard + k * opt_.num_shards) % n)];  // wraps around to pad
+  return mine;
 }
 
 DataLoader::Epoch DataLoader::epoch(int64_t epoch, int64_t start_batch) {

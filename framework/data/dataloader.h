@@ -55,6 +55,13 @@ struct DataLoaderOptions {
   int num_workers = 0;      ///< 0: load on the calling thread
   int prefetch = 2;         ///< finished batches queued per worker
   CollateFn collate = {};   ///< empty: default_collate
+  /// Distributed training: this process loads shard `shard` of `num_shards` of every
+  /// epoch's order (positions shard, shard + num_shards, ...), the order padded by
+  /// wrapping around to a multiple of num_shards so every shard has the same number
+  /// of batches (ranks must take the same number of steps). With batch size B, batch
+  /// k of the N shards together holds batch k of one unsharded loader with batch N*B.
+  int shard = 0;
+  int num_shards = 1;
 };
 
 /// Where a loader is: batch `batch` of epoch `epoch` is the next one to load, for a
@@ -82,10 +89,14 @@ class DataLoader {
   bool is_iterable() const { return stream_ != nullptr; }
   /// Batches per epoch; -1 for a stream, whose length is unknown until it ends.
   int64_t num_batches() const;
-  /// Sample indices of `epoch` in load order (the shuffled permutation, or 0..N-1).
+  /// Sample indices of `epoch` in load order (the shuffled permutation, or 0..N-1;
+  /// with shards, this shard's part of it).
   /// \throws ValueError for a stream.
   std::vector<int64_t> indices(int64_t epoch) const;
   const DataLoaderOptions& options() const { return opt_; }
+  /// Switches to shard `shard` of `num_shards` (see DataLoaderOptions::shard).
+  /// \throws ValueError for a bad shard, NotImplementedError for a stream.
+  void set_shard(int shard, int num_shards);
 
   /// One pass over the data. Destroying it stops and joins its workers.
   class Epoch {

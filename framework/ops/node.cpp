@@ -85,4 +85,10 @@ void Tensor::register_hook(std::function<Tensor(const Tensor&)> fn) {
   }
 }
 
+void Tensor::register_post_accumulate_grad_hook(std::function<void(const Tensor&)> fn) {
+  SKIFF_CHECK(requires_grad() && is_leaf(),
+              "register_post_accumulate_grad_hook: the tensor must be a leaf that requires grad");
+  impl().autograd().post_accumulate_hooks.push_back(std::move(fn));
+}
+
 }  // namespace skiff

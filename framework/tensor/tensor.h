@@ -37,6 +37,8 @@ struct AutogradMeta {
   std::weak_ptr<autograd::Node> grad_accumulator;///< leaves: node that accumulates .grad
   std::shared_ptr<class TensorImpl> grad;        ///< accumulated gradient
   std::vector<std::function<Tensor(const Tensor&)>> hooks;  ///< run on the incoming gradient
+  /// Leaves: run once per backward pass after .grad has been updated.
+  std::vector<std::function<void(const Tensor&)>> post_accumulate_hooks;
 };
 
 class TensorImpl {
@@ -116,6 +118,10 @@ class Tensor {
   void retain_grad();
   /// Registers fn to transform the gradient flowing into this tensor.
   void register_hook(std::function<Tensor(const Tensor&)> fn);
+  /// Leaves only: calls fn(this tensor) each time a backward pass has finished updating
+  /// its .grad (once per pass), e.g. to start reducing that gradient across processes
+  /// while the rest of the pass runs. \throws ValueError for a non-leaf.
+  void register_post_accumulate_grad_hook(std::function<void(const Tensor&)> fn);
 
   /// Readable multi-line rendering with dtype and shape.
   std::string str() const;

@@ -17,6 +17,8 @@
 #include "framework/core/progress_bar.h"
 #include "framework/core/rng.h"
 #include "framework/data/image_io.h"
+#include "framework/distributed/data_parallel.h"
+#include "framework/distributed/process_group.h"
 #include "framework/io/checkpoint.h"
 #include "framework/io/file.h"
 #include "framework/ops/op.h"
@@ -112,6 +114,11 @@ struct Trainer::Impl {
   std::unique_ptr<AppendFile> log_file, metrics_file;
   std::unique_ptr<EventFileWriter> events;
   std::unique_ptr<ProgressBar> bar;  // drawn on a terminal; log lines to stderr otherwise
+  // Distributed runs (skiff launch): the world group, the gradient averaging, and
+  // whether this rank writes the output directory (rank 0).
+  std::shared_ptr<distributed::ProcessGroup> group;
+  std::unique_ptr<distributed::DataParallel> ddp;
+  bool writes = true;
 
   // Curves for the final plot.
   std::vector<double> loss_steps, losses, eval_steps, eval_values;
@@ -135,6 +142,13 @@ struct Trainer::Impl {
                   "training phase '{}' needs a step count (only the last phase of a run with a data loader "
                   "may take the rest of the run)",
                   p.name);
+    }
+    // Started by skiff launch (SKIFF_WORLD_SIZE set): join the ranks and train on this rank's shard.
+    group = distributed::world();
+    if (group && group->size() == 1) group.reset();
+    if (group) {
+      writes = group->rank() == 0;
+      if (loader) loader->set_shard(group->rank(), group->size());
     }
     if (loader)
       SKIFF_CHECK(loader->num_batches() > 0, "the training set gives no batches (is it empty, or smaller than one "
@@ -171,7 +185,7 @@ struct Trainer::Impl {
 
   // A line for the log file and, unless quiet, stderr (above the bar).
   void say(const std::string& text) {
-    log_file->line(fmt::format("[{}] {}", now_stamp(), text));
+    if (log_file) log_file->line(fmt::format("[{}] {}", now_stamp(), text));
     if (o.quiet) return;
     bar->clear();
     std::fprintf(stderr, "%s\n", text.c_str());
@@ -206,11 +220,11 @@ struct Trainer::Impl {
                   return k;
                 }(), ", "));
     nlohmann::json j{{"step", step}, {"epoch", epoch}, {"eval", m}};
-    metrics_file->line(j.dump());
+    if (metrics_file) metrics_file->line(j.dump());
     std::string text = fmt::format("eval step {}:", step);
     for (auto& [name, v] : m) {
       text += fmt::format(" {} {}", name, format_value(v));
-      events->add_scalar("eval/" + name, v, step);
+      if (events) events->add_scalar("eval/" + name, v, step);
     }
     say(text);
     eval_steps.push_back(double(step));
@@ -230,6 +244,7 @@ struct Trainer::Impl {
   }
 
   void save_weights(const std::filesystem::path& path) {
+    if (!writes) return;
     io::save_safetensors(path, model_weights(), o.metadata);
   }
 
@@ -305,7 +320,7 @@ struct Trainer::Impl {
   }
 
   void write_plot() {
-    if (losses.empty()) return;
+    if (!writes || losses.empty()) return;
     std::vector<cv::Mat> panels;
     auto [lo, hi] = padded_range({losses});
     panels.push_back(line_panel(loss_steps, {{losses, cv::Scalar(200, 80, 30), false}}, lo, hi, "training loss", "step"));
@@ -328,6 +343,7 @@ struct Trainer::Impl {
         opt.zero_grad();
         Tensor loss = task.loss(batch);
         backward(loss);
+        if (ddp) ddp->finish_gradient_sync();
         return loss.item<double>();
       });
       SKIFF_CHECK(std::isfinite(value), "the loss is {} at step {} (phase {}): check the recipe", value, step + 1,
@@ -339,6 +355,7 @@ struct Trainer::Impl {
       SKIFF_CHECK(std::isfinite(value), "the loss is {} at step {}: lower the learning rate or check the data",
                   value, step + 1);
       backward(loss);
+      if (ddp) ddp->finish_gradient_sync();
       if (o.clip_norm > 0) optim::clip_grad_norm_(task.model(), o.clip_norm);
       opt.step();
     }
@@ -348,11 +365,17 @@ struct Trainer::Impl {
   }
 
   FitResult fit(const std::optional<std::filesystem::path>& resume_from) {
-    std::filesystem::create_directories(o.output_dir);
-    log_file = std::make_unique<AppendFile>(o.output_dir / "train.log");
-    metrics_file = std::make_unique<AppendFile>(o.output_dir / "metrics.jsonl");
-    events = std::make_unique<EventFileWriter>(o.output_dir);
-    io::CheckpointManager manager(o.output_dir / "checkpoints", {.keep_last = o.keep_last});
+    // Distributed: every rank trains, rank 0 alone writes the output directory.
+    std::optional<io::CheckpointManager> manager;
+    if (writes) {
+      std::filesystem::create_directories(o.output_dir);
+      log_file = std::make_unique<AppendFile>(o.output_dir / "train.log");
+      metrics_file = std::make_unique<AppendFile>(o.output_dir / "metrics.jsonl");
+      events = std::make_unique<EventFileWriter>(o.output_dir);
+      manager.emplace(o.output_dir / "checkpoints", io::CheckpointManagerOptions{.keep_last = o.keep_last});
+    }
+    // Before the EMA copies the weights: every rank starts from rank 0's.
+    if (group) ddp = std::make_unique<distributed::DataParallel>(task.model(), group);
     if (o.ema_decay > 0) ema = std::make_unique<optim::ExponentialMovingAverage>(task.model(), o.ema_decay, true);
 
     FitResult r;
@@ -394,7 +417,7 @@ struct Trainer::Impl {
     int64_t window_steps = 0;
     int64_t step = r.steps;
     auto save = [&] {
-      r.last_checkpoint = manager.save(checkpoint(step, position, r));
+      if (manager) r.last_checkpoint = manager->save(checkpoint(step, position, r));
     };
     size_t announced = phases.size() > 1 && step > 0 ? phase_of(step - 1) : size_t(-1);
 
@@ -406,7 +429,17 @@ struct Trainer::Impl {
         say(fmt::format("phase {}: steps {}..{}", phase.name, phase_start[pi] + 1, std::min(phase_end(pi), total)));
         announced = pi;
       }
-      const double value = optimize(phase, batch, step);
+      double value = optimize(phase, batch, step);
+      bool interrupted = g_interrupted.load();
+      if (group) {
+        // The ranks agree on the logged loss (the mean over ranks, as one process with
+        // the whole batch would report) and on stopping at Ctrl-C.
+        Tensor agree = from_vector<double>({value, interrupted ? 1.0 : 0.0});
+        group->all_reduce(agree, distributed::ReduceOp::Sum);
+        auto both = agree.to_vector<double>();
+        value = both[0] / double(group->size());
+        interrupted = both[1] > 0;
+      }
       const double lr = lr_of(*phase.optimizer);
       ++step;
       ++steps_this_run;
@@ -430,9 +463,11 @@ struct Trainer::Impl {
         nlohmann::json j{{"step", step}, {"epoch", epoch}, {"loss", mean}, {"lr", lr},
                          {loader ? "samples_per_s" : "steps_per_s", rate}};
         if (phases.size() > 1) j["phase"] = phase.name;
-        metrics_file->line(j.dump());
-        events->add_scalar("train/loss", mean, step);
-        events->add_scalar("train/lr", lr, step);
+        if (metrics_file) metrics_file->line(j.dump());
+        if (events) {
+          events->add_scalar("train/loss", mean, step);
+          events->add_scalar("train/lr", lr, step);
+        }
         loss_steps.push_back(double(step));
         losses.push_back(mean);
         std::string where = loader ? fmt::format("epoch {} step {}/{}", epoch + 1, step, total)
@@ -442,7 +477,7 @@ struct Trainer::Impl {
             fmt::format("{} loss {} lr {:.3e} {:.1f} {}", where, format_value(mean), lr, rate, rate_unit());
         if (!bar->active())
           say(line + fmt::format(" ETA {}", format_duration(eta)));
-        else
+        else if (log_file)
           log_file->line(fmt::format("[{}] {}", now_stamp(), line));
         window_loss = 0, window_steps = 0, window_rows = 0, window_start = now;
       }
@@ -455,8 +490,8 @@ struct Trainer::Impl {
           r.best = m;
           r.best_step = step;
           save_weights(o.output_dir / "best_model.safetensors");
-          say(fmt::format("best {} {} at step {}: saved best_model.safetensors", o.metric, format_value(m[o.metric]),
-                          step));
+          say(fmt::format("best {} {} at step {}{}", o.metric, format_value(m[o.metric]), step,
+                          writes ? ": saved best_model.safetensors" : ""));
         }
         if (reached(m[o.metric]) && step < total) {
           r.reached_target = true;
@@ -469,7 +504,7 @@ struct Trainer::Impl {
                       : o.checkpoint_every > 0 ? step % o.checkpoint_every == 0
                                                : epoch_end;
       if (ckpt_now || step == total || stop) save();
-      if (g_interrupted.load()) {
+      if (interrupted) {
         if (!(ckpt_now || step == total || stop)) save();
         r.interrupted = true;
         say(fmt::format("interrupted at step {}: saved {}; continue with --resume", step,

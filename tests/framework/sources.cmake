@@ -51,3 +51,7 @@ include(framework/text/sources.cmake)
 skiff_add_test(skiff_serve_test
   SOURCES framework/serve/request_test.cpp framework/serve/work_queue_test.cpp framework/serve/server_test.cpp
   DEPS skiff_serve skiff_framework PkgConfig::HTTPLIB)
+# Process groups and data parallelism: 2 and 4 ranks as processes on loopback.
+skiff_add_test(skiff_distributed_test
+  SOURCES framework/distributed/process_group_test.cpp
+  DEPS skiff_distributed skiff_framework)

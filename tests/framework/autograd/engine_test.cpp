@@ -67,6 +67,24 @@ TEST(EngineTest, HooksAndRetainGrad) {
   EXPECT_EQ(x.grad().to_vector<double>(), (std::vector<double>{7, 7}));
 }
 
+// A leaf used twice gets one post-accumulate call per pass, after both contributions are in
+// .grad (what data parallelism needs to start reducing that gradient).
+TEST(EngineTest, PostAccumulateHookRunsOncePerPassWithTheFinalGradient) {
+  Tensor x = from_vector<double>({1, 2}).set_requires_grad();
+  std::vector<std::vector<double>> seen;
+  x.register_post_accumulate_grad_hook([&](const Tensor& leaf) { seen.push_back(leaf.grad().to_vector<double>()); });
+  backward(sum(add(mul(x, 3.0), mul(x, x))));
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0], (std::vector<double>{5, 7}));
+  backward(sum(mul(x, 2.0)));  // accumulates: the hook sees the sum
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[1], (std::vector<double>{7, 9}));
+  EXPECT_THROW(mul(x, 2.0).register_post_accumulate_grad_hook([](const Tensor&) {}), ValueError);
+  // grad() leaves .grad alone and runs no hook
+  autograd::grad({sum(x)}, {x});
+  EXPECT_EQ(seen.size(), 2u);
+}
+
 TEST(EngineTest, InPlaceChangeOfSavedTensorIsDetected) {
   Tensor x = from_vector<double>({1, 2}).set_requires_grad();
   Tensor c = from_vector<double>({3, 4});

@@ -1,4 +1,5 @@
 // Tests of framework/data/dataloader.h and dataset.h.
+#include <algorithm>
 #include "framework/data/dataloader.h"
 
 #include <gtest/gtest.h>
@@ -60,6 +61,46 @@ TEST(DataLoaderTest, DropLast) {
   auto batches = run_epoch(dl, 0);
   ASSERT_EQ(batches.size(), 2u);
   for (auto& b : batches) EXPECT_EQ(b.size(), 8u);
+}
+
+// Distributed shards: batch k of N shards with batch B together is batch k of one loader
+// with batch N*B; uneven sizes are padded by wrapping so every shard has as many batches.
+TEST(DataLoaderTest, ShardsSplitEachGlobalBatchAndPadToEqualLength) {
+  auto ds = std::make_shared<ToyDataset>(12);
+  DataLoader whole(ds, {.batch_size = 6, .shuffle = true, .seed = 5});
+  std::vector<DataLoader> shards;
+  for (int r = 0; r < 3; ++r) shards.emplace_back(ds, DataLoaderOptions{.batch_size = 2, .shuffle = true, .seed = 5,
+                                                                        .shard = r, .num_shards = 3});
+  for (auto& s : shards) EXPECT_EQ(s.num_batches(), 2);
+  for (int64_t epoch : {0, 1}) {
+    auto w = whole.epoch(epoch);
+    std::vector<DataLoader::Epoch> passes;
+    for (auto& s : shards) passes.push_back(s.epoch(epoch));
+    for (int64_t k = 0; k < 2; ++k) {
+      auto expected = w.next()->at("y").to_vector<int64_t>();
+      std::vector<int64_t> got;
+      for (auto& p : passes)
+        for (int64_t y : p.next()->at("y").to_vector<int64_t>()) got.push_back(y);
+      std::sort(expected.begin(), expected.end());
+      std::sort(got.begin(), got.end());
+      EXPECT_EQ(got, expected) << "epoch " << epoch << " batch " << k;
+    }
+  }
+  // 10 samples over 4 shards: 3 each, the first two samples of the order repeated.
+  auto ten = std::make_shared<ToyDataset>(10);
+  std::vector<int64_t> all;
+  for (int r = 0; r < 4; ++r) {
+    DataLoader s(ten, {.batch_size = 2, .shard = r, .num_shards = 4});
+    EXPECT_EQ(s.num_batches(), 2);
+    auto idx = s.indices(0);
+    EXPECT_EQ(idx.size(), 3u);
+    all.insert(all.end(), idx.begin(), idx.end());
+  }
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, (std::vector<int64_t>{0, 0, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  DataLoader bad(ten, {.batch_size = 2});
+  EXPECT_THROW(bad.set_shard(4, 4), ValueError);
+  EXPECT_THROW(DataLoader(ten, {.batch_size = 2, .shard = -1, .num_shards = 2}), ValueError);
 }
 
 TEST(DataLoaderTest, ShuffleIsSeededEpochDependentAndWorkerIndependent) {

@@ -1,0 +1,178 @@
+#include "framework/distributed/data_parallel.h"
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "framework/core/error.h"
+#include "framework/core/threading.h"
+#include "framework/ops/ops.h"
+
+namespace skiff::distributed {
+namespace {
+
+struct Bucket {
+  std::vector<Tensor> params;
+  int ready = 0;
+};
+
+}  // namespace
+
+struct DataParallel::Impl {
+  std::shared_ptr<ProcessGroup> group;
+  std::vector<Bucket> buckets;
+  // Main thread (backward runs the hooks there).
+  std::vector<char> param_ready;           // by parameter number, this pass
+  std::vector<std::pair<int, int>> where;  // parameter number -> (bucket, slot)
+  int next_launch = 0;
+
+  // Shared with the communication thread.
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<int> queue;
+  int finished = 0;
+  std::exception_ptr error;
+  bool stop = false;
+  std::thread thread;
+  // Hooks stay on the parameters after this object is gone (they cannot be removed);
+  // they hold this token weakly and do nothing once it has expired.
+  std::shared_ptr<int> alive = std::make_shared<int>(0);
+
+  void mark_ready(int param) {
+    if (param_ready[size_t(param)]) return;
+    param_ready[size_t(param)] = 1;
+    auto [b, slot] = where[size_t(param)];
+    (void)slot;
+    ++buckets[size_t(b)].ready;
+    while (next_launch < int(buckets.size()) &&
+           buckets[size_t(next_launch)].ready == int(buckets[size_t(next_launch)].params.size()))
+      launch(next_launch++);
+  }
+
+  void launch(int b) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      queue.push_back(b);
+    }
+    cv.notify_all();
+  }
+
+  // Averages one bucket: flatten, all-reduce, and give every parameter its part.
+  void reduce(int b) {
+    NoGradGuard no_grad;
+    std::vector<Tensor> flat;
+    for (const Tensor& p : buckets[size_t(b)].params) {
+      Tensor g = p.grad();
+      flat.push_back(g.defined() ? reshape(g, {-1}) : zeros({p.numel()}, p.dtype()));
+    }
+    Tensor all = concat(flat, 0);
+    group->all_reduce(all, ReduceOp::Avg);
+    int64_t offset = 0;
+    for (const Tensor& p : buckets[size_t(b)].params) {
+      Tensor leaf = p;
+      leaf.set_grad(reshape(narrow(all, 0, offset, p.numel()), p.shape()));
+      offset += p.numel();
+    }
+  }
+
+  void run() {
+    set_num_threads_for_this_thread(1);  // the main thread's backward keeps the cores
+    while (true) {
+      int b;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return stop || !queue.empty(); });
+        if (stop) return;
+        b = queue.front();
+        queue.pop_front();
+      }
+      std::exception_ptr failed;
+      bool skip;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        skip = error != nullptr;  // after a failure the group is unusable: drain the queue
+      }
+      if (!skip) {
+        try {
+          reduce(b);
+        } catch (...) {
+          failed = std::current_exception();
+        }
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (failed && !error) error = failed;
+        ++finished;
+      }
+      cv.notify_all();
+    }
+  }
+};
+
+DataParallel::DataParallel(nn::Module& model, std::shared_ptr<ProcessGroup> group, int64_t bucket_bytes)
+    : impl_(std::make_unique<Impl>()) {
+  SKIFF_CHECK(group != nullptr, "DataParallel: no process group");
+  SKIFF_CHECK(bucket_bytes > 0, "DataParallel: bucket size must be positive, got {}", bucket_bytes);
+  Impl& s = *impl_;
+  s.group = std::move(group);
+  {
+    NoGradGuard no_grad;
+    for (Tensor t : model.parameters()) s.group->broadcast(t, 0);
+    for (Tensor t : model.buffers()) s.group->broadcast(t, 0);
+  }
+  // Buckets in reverse registration order, one dtype each.
+  std::vector<Tensor> params;
+  for (const Tensor& p : model.parameters())
+    if (p.requires_grad()) params.push_back(p);
+  int64_t bytes = 0;
+  for (auto it = params.rbegin(); it != params.rend(); ++it) {
+    const Tensor& p = *it;
+    if (s.buckets.empty() || bytes >= bucket_bytes || s.buckets.back().params.front().dtype() != p.dtype()) {
+      s.buckets.emplace_back();
+      bytes = 0;
+    }
+    const int number = int(s.where.size());
+    s.where.emplace_back(int(s.buckets.size() - 1), int(s.buckets.back().params.size()));
+    s.buckets.back().params.push_back(p);
+    bytes += p.nbytes();
+    Tensor leaf = p;
+    leaf.register_post_accumulate_grad_hook([alive = std::weak_ptr<int>(s.alive), &s, number](const Tensor&) {
+      if (!alive.expired()) s.mark_ready(number);
+    });
+  }
+  s.param_ready.assign(s.where.size(), 0);
+  s.thread = std::thread([&s] { s.run(); });
+}
+
+DataParallel::~DataParallel() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->stop = true;
+  }
+  impl_->cv.notify_all();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+void DataParallel::finish_gradient_sync() {
+  Impl& s = *impl_;
+  // Parameters that got no gradient this pass: their buckets start now, in order.
+  while (s.next_launch < int(s.buckets.size())) s.launch(s.next_launch++);
+  std::exception_ptr error;
+  {
+    std::unique_lock<std::mutex> lock(s.mu);
+    s.cv.wait(lock, [&] { return s.finished == int(s.buckets.size()); });
+    s.finished = 0;
+    error = s.error;
+    s.error = nullptr;
+  }
+  s.next_launch = 0;
+  std::fill(s.param_ready.begin(), s.param_ready.end(), 0);
+  for (Bucket& b : s.buckets) b.ready = 0;
+  if (error) std::rethrow_exception(error);
+}
+
+int64_t DataParallel::num_buckets() const { return int64_t(impl_->buckets.size()); }
+
+}  // namespace skiff::distributed
