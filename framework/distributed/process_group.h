@@ -49,8 +49,9 @@ std::optional<InitOptions> options_from_env();
 class ProcessGroup {
  public:
   /// Joins the group: returns once every rank has arrived and every pair is connected.
-  /// \throws ValueError for bad options, IoError / DistributedError when a rank does
-  /// not arrive within the timeout or the master cannot be reached.
+  /// \throws ValueError for bad options, IoError when rank 0 cannot listen on the master
+  /// port, DistributedError when a rank does not arrive within the timeout or the master
+  /// cannot be reached.
   static std::shared_ptr<ProcessGroup> init(const InitOptions& options);
   ~ProcessGroup();
   ProcessGroup(const ProcessGroup&) = delete;

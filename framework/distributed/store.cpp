@@ -94,7 +94,7 @@ void HttpStore::set(const std::string& key, const std::vector<char>& data) {
     if (res && res->status == 204) return;
     // Rank 0's store may not be listening yet: retry until the timeout.
     if (std::chrono::steady_clock::now() > deadline)
-      SKIFF_THROW(IoError, "distributed: cannot reach the rendezvous store at {} (is rank 0 running, and are "
+      SKIFF_THROW(DistributedError, "distributed: cannot reach the rendezvous store at {} (is rank 0 running, and are "
                   "SKIFF_MASTER_ADDR/SKIFF_MASTER_PORT right?)", impl_->where());
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
@@ -104,7 +104,7 @@ std::vector<char> HttpStore::get(const std::string& key) {
   wait({key});
   auto res = impl_->client.Get("/v1/store/" + hex_key(key));
   if (!res || res->status != 200)
-    SKIFF_THROW(IoError, "distributed: the rendezvous store at {} lost key '{}'", impl_->where(), key);
+    SKIFF_THROW(DistributedError, "distributed: the rendezvous store at {} lost key '{}'", impl_->where(), key);
   return std::vector<char>(res->body.begin(), res->body.end());
 }
 
@@ -119,7 +119,7 @@ void HttpStore::wait(const std::vector<std::string>& keys, const std::chrono::mi
       auto res = impl_->client.Get(path);
       if (res && res->status == 200) break;
       if (std::chrono::steady_clock::now() > deadline)
-        SKIFF_THROW(IoError, "distributed: timed out after {} s waiting for '{}' in the rendezvous store at {}: a "
+        SKIFF_THROW(DistributedError, "distributed: timed out after {} s waiting for '{}' in the rendezvous store at {}: a "
                     "rank did not start or did not reach this point (see its log)",
                     std::chrono::duration_cast<std::chrono::seconds>(timeout).count(), key, impl_->where());
       std::this_thread::sleep_for(sleep);

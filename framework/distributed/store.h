@@ -33,7 +33,7 @@ class StoreServer {
 };
 
 /// A client of StoreServer, as a Gloo store. wait() and get() poll until the keys
-/// exist or `timeout` passes (then IoError naming the missing keys and the address:
+/// exist or `timeout` passes (then DistributedError naming the missing key and the address:
 /// a rank that never arrived). A server that is not up yet is retried until then.
 class HttpStore : public gloo::rendezvous::Store {
  public:

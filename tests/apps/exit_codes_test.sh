@@ -69,6 +69,13 @@ check "not_implemented: names the operator" grep -q "NoSuchOp" not_implemented.e
 # 5: I/O: a model that is not cached while offline.
 expect 5 not_cached "$SKIFF" zoo path ppocr-v4-det
 
+# 6: distributed: rank 0 of 2 whose peer never arrives (SKIFF_DIST_TIMEOUT=1).
+port=$((20000 + $$ % 20000))
+SKIFF_WORLD_SIZE=2 SKIFF_RANK=0 SKIFF_MASTER_PORT=$port SKIFF_DIST_TIMEOUT=1 \
+  expect 6 lonely_rank "$SKIFF" train -c "$SRC/configs/science/fno_burgers.yml" -o data.train_samples=8 \
+  -o data.test_samples=2 -o data.grid=64 -o data.solver_grid=64 -o Global.save_model_dir=lonely
+check "lonely_rank: says which rank did not arrive" grep -q "DistributedError: .*timed out .*a rank did not start" lonely_rank.err
+
 # 130: Ctrl-C during training saves a checkpoint, then exits 130.
 "$SKIFF" train -c "$SRC/configs/ocr/rec_crnn_en.yml" "${DATA[@]}" -o Global.save_model_dir=run -o Global.max_steps=100000 -o Global.epoch_num=100000 -o Global.print_batch_step=1 \
   -o Train.loader.batch_size_per_card=2 -o 'Architecture.Backbone.channels=[8, 8, 8, 8, 8, 8]' \
