@@ -7,11 +7,13 @@
 #include <gloo/common/error.h>
 #include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/file_store.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <set>
 
@@ -79,6 +81,7 @@ std::optional<InitOptions> options_from_env() {
   o.master_addr = env_str("SKIFF_MASTER_ADDR", o.master_addr);
   o.master_port = env_int("SKIFF_MASTER_PORT", o.master_port, 1, 65535);
   o.host_addr = env_str("SKIFF_HOST_ADDR", "");
+  o.store_dir = env_str("SKIFF_STORE_DIR", "");
   o.timeout = std::chrono::seconds(env_int("SKIFF_DIST_TIMEOUT", int(o.timeout.count() / 1000), 1, 86400 * 7));
   return o;
 }
@@ -122,8 +125,15 @@ std::shared_ptr<ProcessGroup> ProcessGroup::init(const InitOptions& o) {
   SKIFF_CHECK(o.timeout.count() > 0, "distributed: the timeout must be positive");
   auto impl = std::make_unique<Impl>();
   impl->timeout = o.timeout;
-  if (o.rank == 0) impl->server = std::make_shared<StoreServer>(o.master_addr, o.master_port);
-  impl->store = std::make_shared<HttpStore>(o.master_addr, o.master_port, o.timeout);
+  if (!o.store_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.store_dir, ec);
+    SKIFF_CHECK_T(IoError, !ec, "distributed: cannot create the store directory '{}': {}", o.store_dir, ec.message());
+    impl->store = std::make_shared<gloo::rendezvous::FileStore>(o.store_dir);
+  } else {
+    if (o.rank == 0) impl->server = std::make_shared<StoreServer>(o.master_addr, o.master_port);
+    impl->store = std::make_shared<HttpStore>(o.master_addr, o.master_port, o.timeout);
+  }
   gloo::transport::tcp::attr attr;
   attr.hostname = !o.host_addr.empty() ? o.host_addr : is_loopback(o.master_addr) ? "127.0.0.1" : this_host_name();
   try {

@@ -34,6 +34,10 @@ struct InitOptions {
   /// Where rank 0 hosts the rendezvous store (every rank must reach it).
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
+  /// Instead of the master's store: Gloo's file store in this directory, which every
+  /// rank must see (one machine, or a shared file system). The directory must be empty
+  /// or new for each job.
+  std::string store_dir;
   /// The address this rank's Gloo device listens on (other ranks connect to it).
   /// Empty: 127.0.0.1 when the master is on loopback, else this host's name.
   std::string host_addr;
@@ -42,7 +46,7 @@ struct InitOptions {
 };
 
 /// Options from SKIFF_RANK, SKIFF_WORLD_SIZE, SKIFF_MASTER_ADDR, SKIFF_MASTER_PORT,
-/// SKIFF_HOST_ADDR and SKIFF_DIST_TIMEOUT (seconds); nullopt when SKIFF_WORLD_SIZE is
+/// SKIFF_STORE_DIR, SKIFF_HOST_ADDR and SKIFF_DIST_TIMEOUT (seconds); nullopt when SKIFF_WORLD_SIZE is
 /// unset. \throws ValueError naming the variable that is malformed or inconsistent.
 std::optional<InitOptions> options_from_env();
 

@@ -96,5 +96,11 @@ check "resume on two ranks: exit 0" test "$rc" -eq 0
 check "resume on two ranks: from the checkpoint" grep -q "resumed from .*$last at step $step" "$TMP/resume.err"
 check "resume on two ranks: rank 1 resumed too" grep -q "resumed from .*$last at step $step" "$TMP/rlogs/rank_1.log"
 check "resume on two ranks: finished" grep -q "^done: $((step + 6)) steps" "$TMP/resume.err"
+"$SKIFF" launch --nproc_per_node 2 --log_dir "$TMP/flogs" -- skiff train "${FNO[@]}" -o Global.epoch_num=5000 \
+  -o train.batch_size=4 -o Global.save_model_dir="$TMP/fresh" -o Global.max_steps=$((step + 6)) \
+  >"$TMP/fresh.out" 2>"$TMP/fresh.err"; rc=$?
+check "uninterrupted run to the same step: exit 0" test "$rc" -eq 0
+check "resume is exact: the weights of the uninterrupted run" \
+  compare "$TMP/killed/latest_model.safetensors" "$TMP/fresh/latest_model.safetensors" 0
 
 exit $fails

@@ -45,8 +45,17 @@ std::vector<Tensor> matmul_backward(BackwardContext& ctx) {
   Tensor ga, gb;
   if (ctx.needs_grad(0))
     ga = sum_to(detail::matmul_primitive(g, conj(matrix_transpose(ctx.input(1)))), ctx.input_meta(0).shape);
-  if (ctx.needs_grad(1))
-    gb = sum_to(detail::matmul_primitive(conj(matrix_transpose(ctx.input(0))), g), ctx.input_meta(1).shape);
+  if (ctx.needs_grad(1)) {
+    const Tensor &a = ctx.input(0), &b = ctx.input(1);
+    if (a.dim() == 2 && b.dim() == 2 && !b.is_contiguous() && matrix_transpose(b).is_contiguous()) {
+      // b is a transposed matrix (linear's t(weight)): give its gradient the same layout,
+      // (g^T conj(a))^T, so the gradient reaching the weight through the transpose is
+      // contiguous like the weight, not a transposed view every optimizer step would copy.
+      gb = matrix_transpose(detail::matmul_primitive(matrix_transpose(g), conj(a)));
+    } else {
+      gb = sum_to(detail::matmul_primitive(conj(matrix_transpose(a)), g), ctx.input_meta(1).shape);
+    }
+  }
   return {ga, gb};
 }
 
@@ -106,7 +115,16 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   SKIFF_CHECK_SHAPE(weight.dim() == 2 && x.dim() >= 1 && x.shape().back() == weight.shape()[1],
                     "linear: expected x [..., in] and weight [out, in], got x {} and weight {}", x.shape(),
                     weight.shape());
-  Tensor out = matmul(x, t(weight));
+  // Inputs with batch dims multiply as one [rows, in] matrix: one GEMM forward and, for the
+  // weight's gradient, one GEMM instead of a batched product summed over the batch.
+  Tensor out;
+  if (x.dim() > 2) {
+    std::vector<int64_t> dims(x.shape().begin(), x.shape().end());
+    dims.back() = weight.shape()[0];
+    out = reshape(matmul(reshape(x, {-1, x.shape().back()}), t(weight)), Shape(dims));
+  } else {
+    out = matmul(x, t(weight));
+  }
   if (!bias.defined()) return out;
   SKIFF_CHECK_SHAPE(bias.dim() == 1 && bias.shape()[0] == weight.shape()[0],
                     "linear: expected bias [out] = [{}], got bias {} (weight {})", weight.shape()[0], bias.shape(),

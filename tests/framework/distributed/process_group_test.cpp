@@ -279,6 +279,15 @@ TEST(DistributedTest, CollectivesOnTwoAndFourRanks) {
   }
 }
 
+// Gloo's file store instead of rank 0's HTTP store (SKIFF_STORE_DIR).
+TEST(DistributedTest, CollectivesWithAFileStore) {
+  if (is_worker()) GTEST_SKIP();
+  auto dir = std::filesystem::temp_directory_path() / ("skiff_store_" + std::to_string(getpid()));
+  auto codes = run_ranks(2, "Collectives", {"SKIFF_STORE_DIR=" + dir.string(), "SKIFF_MASTER_PORT=1"});
+  std::filesystem::remove_all(dir);
+  for (int r = 0; r < 2; ++r) EXPECT_EQ(codes[size_t(r)], 0) << "rank " << r;
+}
+
 TEST(DistributedTest, ADeadPeerIsAnErrorNotAHang) {
   if (is_worker()) GTEST_SKIP();
   auto codes = run_ranks(2, "PeerDies", {"SKIFF_DIST_TIMEOUT=60"}, std::chrono::seconds(40));
