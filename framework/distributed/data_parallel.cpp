@@ -1,5 +1,6 @@
 #include "framework/distributed/data_parallel.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -59,22 +60,43 @@ struct DataParallel::Impl {
     cv.notify_all();
   }
 
-  // Averages one bucket: flatten, all-reduce, and give every parameter its part.
+  // Averages one bucket: every gradient, divided by the number of ranks, is copied into one
+  // flat buffer (one pass: the division rides on the copy), the buffer is summed across the
+  // ranks, and every parameter gets its part of it as its gradient.
   void reduce(int b) {
     NoGradGuard no_grad;
-    std::vector<Tensor> flat;
-    for (const Tensor& p : buckets[size_t(b)].params) {
-      Tensor g = p.grad();
-      flat.push_back(g.defined() ? reshape(g, {-1}) : zeros({p.numel()}, p.dtype()));
-    }
-    Tensor all = concat(flat, 0);
-    group->all_reduce(all, ReduceOp::Avg);
+    const auto& params = buckets[size_t(b)].params;
+    int64_t total = 0;
+    for (const Tensor& p : params) total += p.numel();
+    Tensor all = empty({total}, params.front().dtype());
+    const double scale = 1.0 / double(group->size());
     int64_t offset = 0;
-    for (const Tensor& p : buckets[size_t(b)].params) {
+    for (const Tensor& p : params) {
+      Tensor g = p.grad();
+      if (g.defined() && !g.is_contiguous()) g = contiguous(g);
+      if (all.dtype() == DType::Float64)
+        scaled_copy(all.data<double>() + offset, g.defined() ? g.data<double>() : nullptr, p.numel(), scale);
+      else
+        scaled_copy(all.data<float>() + offset, g.defined() ? g.data<float>() : nullptr, p.numel(), float(scale));
+      offset += p.numel();
+    }
+    group->all_reduce(all, ReduceOp::Sum);
+    offset = 0;
+    for (const Tensor& p : params) {
       Tensor leaf = p;
       leaf.set_grad(reshape(narrow(all, 0, offset, p.numel()), p.shape()));
       offset += p.numel();
     }
+  }
+
+  // dst = src * scale, or zeros for a parameter that got no gradient this pass.
+  template <typename T>
+  static void scaled_copy(T* dst, const T* src, int64_t n, T scale) {
+    if (!src) {
+      std::fill(dst, dst + n, T(0));
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) dst[i] = src[i] * scale;
   }
 
   void run() {
@@ -125,7 +147,11 @@ DataParallel::DataParallel(nn::Module& model, std::shared_ptr<ProcessGroup> grou
   // Buckets in reverse registration order, one dtype each.
   std::vector<Tensor> params;
   for (const Tensor& p : model.parameters())
-    if (p.requires_grad()) params.push_back(p);
+    if (p.requires_grad()) {
+      SKIFF_CHECK_T(NotImplementedError, p.dtype() == DType::Float32 || p.dtype() == DType::Float64,
+                    "DataParallel: {} parameters are not supported (float32 and float64 are)", dtype_name(p.dtype()));
+      params.push_back(p);
+    }
   int64_t bytes = 0;
   for (auto it = params.rbegin(); it != params.rend(); ++it) {
     const Tensor& p = *it;
