@@ -449,7 +449,8 @@ struct Trainer::Impl {
       r.last_loss = value;
       window_loss += value;
       ++window_steps;
-      window_rows += loader ? batch_rows(batch) : 1;
+      // Samples of the global batch: every rank took a batch like this one.
+      window_rows += loader ? batch_rows(batch) * (group ? group->size() : 1) : 1;
 
       auto now = std::chrono::steady_clock::now();
       double elapsed = std::chrono::duration<double>(now - start).count();
