@@ -33,6 +33,7 @@ struct LaunchOptions {
   std::string log_dir = "log";
   int threads_per_proc = 0;
   int timeout_s = 0;
+  int zero_stage = -1;
   std::vector<std::string> command;
 };
 
@@ -170,6 +171,7 @@ int run_launch(const LaunchOptions& o) {
       setenv("SKIFF_MASTER_ADDR", addr.c_str(), 1);
       setenv("SKIFF_MASTER_PORT", std::to_string(port).c_str(), 1);
       if (o.timeout_s > 0) setenv("SKIFF_DIST_TIMEOUT", std::to_string(o.timeout_s).c_str(), 1);
+      if (o.zero_stage >= 0) setenv("SKIFF_ZERO_STAGE", std::to_string(o.zero_stage).c_str(), 1);
       setenv("SKIFF_NUM_THREADS", std::to_string(threads).c_str(), o.threads_per_proc > 0 ? 1 : 0);
       if (shown) {
         dup2(out_pipe[1], 1);
@@ -268,6 +270,8 @@ void add_launch_command(CLI::App& app) {
                   "divided by --nproc_per_node, unless SKIFF_NUM_THREADS is set)")->check(CLI::Range(1, 4096));
   cmd->add_option("--timeout", o->timeout_s, "Seconds a rank waits for a silent peer before failing (default 300)")
       ->check(CLI::Range(1, 86400 * 7));
+  cmd->add_option("--zero_stage", o->zero_stage, "1: shard the optimizer state across the ranks (ZeRO stage 1) "
+                  "in skiff train, for any recipe (a recipe may also set Global.zero_stage)")->check(CLI::Range(0, 1));
   cmd->add_option("command", o->command, "The command each rank runs (after --)")->required();
   cmd->callback([o] {
     int code = run_launch(*o);

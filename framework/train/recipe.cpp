@@ -160,6 +160,8 @@ std::vector<Key> global_keys() {
       Key{.name = "cal_metric_during_train", .type = Type::Boolean, .help = "accepted for PaddleOCR recipes"},
       Key{.name = "log_smooth_window", .type = Type::Integer, .help = "accepted for PaddleOCR recipes", .min = 1},
       Key{.name = "distributed", .type = Type::Boolean, .help = "accepted for PaddleOCR recipes"},
+      Key{.name = "zero_stage", .type = Type::Integer,
+          .help = "under skiff launch: 1 shards the optimizer state across the ranks (ZeRO stage 1)", .min = 0, .max = 1},
   };
 }
 
@@ -190,6 +192,7 @@ TrainerOptions trainer_options(const Section& global, const Section& optimizer, 
   o.ema_decay = global.number("ema_decay", 0);
   o.keep_last = int(global.integer("keep_last", 2, 1));
   o.clip_norm = optimizer.number("clip_norm", 0);
+  if (global.has("zero_stage")) o.zero_stage = int(global.integer("zero_stage", 0, 0));
   return o;
 }
 

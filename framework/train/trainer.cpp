@@ -19,6 +19,7 @@
 #include "framework/data/image_io.h"
 #include "framework/distributed/data_parallel.h"
 #include "framework/distributed/process_group.h"
+#include "framework/distributed/zero.h"
 #include "framework/io/checkpoint.h"
 #include "framework/io/file.h"
 #include "framework/ops/op.h"
@@ -118,6 +119,7 @@ struct Trainer::Impl {
   // whether this rank writes the output directory (rank 0).
   std::shared_ptr<distributed::ProcessGroup> group;
   std::unique_ptr<distributed::DataParallel> ddp;
+  std::unique_ptr<distributed::ZeroRedundancy> zero;
   bool writes = true;
 
   // Curves for the final plot.
@@ -232,6 +234,14 @@ struct Trainer::Impl {
     return m;
   }
 
+  int zero_stage() const {
+    if (o.zero_stage >= 0) return o.zero_stage;
+    const char* e = std::getenv("SKIFF_ZERO_STAGE");
+    if (!e || !*e) return 0;
+    SKIFF_CHECK(std::string(e) == "0" || std::string(e) == "1", "SKIFF_ZERO_STAGE='{}' must be 0 or 1", e);
+    return std::atoi(e);
+  }
+
   bool better(double v, double than) const { return o.higher_is_better ? v > than : v < than; }
   bool better(double v, const std::map<std::string, double>& best) const {
     return best.empty() || better(v, best.at(o.metric));
@@ -250,12 +260,14 @@ struct Trainer::Impl {
 
   // A run of one phase keeps the single-optimizer checkpoint layout; with several,
   // each optimizer's tensors are under "<phase>/" and the schedules are a JSON object by phase.
-  io::Checkpoint checkpoint(int64_t step, const data::LoaderState& position, const FitResult& r) {
+  // `gathered`: with ZeRO, every rank's optimizer state merged (ZeroRedundancy::gather_state).
+  io::Checkpoint checkpoint(int64_t step, const data::LoaderState& position, const FitResult& r,
+                            const std::optional<optim::OptimizerState>& gathered) {
     io::Checkpoint c;
     c.step = step;
     c.model = task.model().state_dict();
     if (phases.size() == 1) {
-      c.optimizer = phases[0].optimizer->state_dict().to_tensor_map();
+      c.optimizer = (gathered ? *gathered : phases[0].optimizer->state_dict()).to_tensor_map();
       if (phases[0].scheduler) c.scheduler_state = scheduler_json(*phases[0].scheduler);
     } else {
       nlohmann::json schedules = nlohmann::json::object();
@@ -357,7 +369,9 @@ struct Trainer::Impl {
       backward(loss);
       if (ddp) ddp->finish_gradient_sync();
       if (o.clip_norm > 0) optim::clip_grad_norm_(task.model(), o.clip_norm);
+      if (zero) zero->before_step();
       opt.step();
+      if (zero) zero->after_step();
     }
     if (p.scheduler) p.scheduler->step();
     if (ema) ema->update();
@@ -376,6 +390,12 @@ struct Trainer::Impl {
     }
     // Before the EMA copies the weights: every rank starts from rank 0's.
     if (group) ddp = std::make_unique<distributed::DataParallel>(task.model(), group);
+    if (group && zero_stage() >= 1) {
+      SKIFF_CHECK_T(NotImplementedError, phases.size() == 1 && !phases[0].closure,
+                    "ZeRO needs a run with one optimizer that takes plain steps (this one has {} phase(s))",
+                    phases.size());
+      zero = std::make_unique<distributed::ZeroRedundancy>(*phases[0].optimizer, group);
+    }
     if (o.ema_decay > 0) ema = std::make_unique<optim::ExponentialMovingAverage>(task.model(), o.ema_decay, true);
 
     FitResult r;
@@ -383,6 +403,7 @@ struct Trainer::Impl {
     if (resume_from) {
       io::Checkpoint c = io::load_checkpoint(*resume_from);
       restore(c, r);
+      if (zero) zero->drop_foreign_state();
       if (loader) {
         auto it = c.data.find("train");
         SKIFF_CHECK(it != c.data.end(), "{}: the checkpoint has no data-loader position", resume_from->string());
@@ -417,7 +438,9 @@ struct Trainer::Impl {
     int64_t window_steps = 0;
     int64_t step = r.steps;
     auto save = [&] {
-      if (manager) r.last_checkpoint = manager->save(checkpoint(step, position, r));
+      std::optional<optim::OptimizerState> gathered;
+      if (zero) gathered = zero->gather_state();  // collective: every rank takes part
+      if (manager) r.last_checkpoint = manager->save(checkpoint(step, position, r, gathered));
     };
     size_t announced = phases.size() > 1 && step > 0 ? phase_of(step - 1) : size_t(-1);
 
@@ -430,6 +453,18 @@ struct Trainer::Impl {
         announced = pi;
       }
       double value = optimize(phase, batch, step);
+      if (zero && steps_this_run == 0) {  // the memory this rank saves, once
+        std::vector<Tensor> params;
+        for (const auto& g : phase.optimizer->param_groups()) params.insert(params.end(), g.params.begin(), g.params.end());
+        int64_t all_bytes = 0, own_bytes = 0, own = 0;
+        for (size_t i = 0; i < params.size(); ++i) {
+          all_bytes += params[i].nbytes();
+          if (zero->owners()[i] == group->rank()) own_bytes += params[i].nbytes(), ++own;
+        }
+        say(fmt::format("ZeRO stage 1: rank {} updates {} of {} parameters ({:.2f} of {:.2f} MB) and holds {:.2f} MB of "
+                        "optimizer state", group->rank(), own, params.size(), double(own_bytes) / 1e6,
+                        double(all_bytes) / 1e6, double(zero->state_bytes()) / 1e6));
+      }
       bool interrupted = g_interrupted.load();
       if (group) {
         // The ranks agree on the logged loss (the mean over ranks, as one process with

@@ -101,6 +101,10 @@ struct TrainerOptions {
   bool progress_bar = true;
   /// Print nothing on stderr (files are still written).
   bool quiet = false;
+  /// Under skiff launch: ZeRO stage (0: plain data parallelism; 1: each rank keeps the
+  /// optimizer state of its share of the parameters, framework/distributed/zero.h).
+  /// -1: SKIFF_ZERO_STAGE, else 0.
+  int zero_stage = -1;
   /// Extra strings stored in every checkpoint's metadata (e.g. the recipe).
   std::map<std::string, std::string> metadata{};
 };
