@@ -293,7 +293,8 @@ World& the_world() {
 std::shared_ptr<ProcessGroup> world() {
   World& w = the_world();
   std::call_once(w.once, [&] {
-    if (auto o = options_from_env()) w.group = ProcessGroup::init(*o);
+    // A world of one rank needs no group (and no port).
+    if (auto o = options_from_env(); o && o->world_size > 1) w.group = ProcessGroup::init(*o);
   });
   return w.group;
 }

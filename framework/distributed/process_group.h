@@ -93,7 +93,7 @@ class ProcessGroup {
 };
 
 /// The process-wide group of a distributed run: made on first call from the
-/// environment (options_from_env), nullptr when SKIFF_WORLD_SIZE is unset.
+/// environment (options_from_env), nullptr when SKIFF_WORLD_SIZE is unset or 1.
 std::shared_ptr<ProcessGroup> world();
 /// Rank and size of world(), or 0 and 1 when the run is not distributed.
 int world_rank();
