@@ -258,7 +258,7 @@ void add_launch_command(CLI::App& app) {
       "each rank on its shard of the data, rank 0 writes the output). Rank logs: LOG_DIR/rank_N.log;\n"
       "rank 0's output is shown here too. When a rank fails, the others are stopped and its exit\n"
       "code is returned.\n\n"
-      "Example:\n  skiff launch --nproc_per_node 2 -- skiff train -c configs/science/pinn_poisson.yml");
+      "Example:\n  skiff launch --nproc_per_node 2 -- skiff train -c configs/science/fno_burgers.yml");
   cmd->add_option("--nproc_per_node", o->nproc_per_node, "Ranks (processes) on this machine")
       ->check(CLI::Range(1, 1024))->capture_default_str();
   cmd->add_option("--nnodes", o->nnodes, "Machines in the job")->check(CLI::Range(1, 4096))->capture_default_str();
