@@ -75,13 +75,13 @@ void add_train_commands(CLI::App& app) {
       // directory: what the suite writes goes to a scratch directory of its own.
       std::filesystem::path scratch;
       if (distributed::world_rank() != 0) {
-        const std::filesystem::path run_dir = r.recipe.top().section("Global").text("save_model_dir", "./output");
-        if (request.resume_latest) request.resume = train::resume_checkpoint(request, run_dir);
+        const train::RunOutput out = r.runner->run_output(r.recipe);
+        if (request.resume_latest) request.resume = train::resume_checkpoint(request, out.dir);
         request.resume_latest = false;
         scratch = std::filesystem::temp_directory_path() /
                   fmt::format("skiff-rank{}-{}", distributed::world_rank(), getpid());
         auto overrides = o->recipe.overrides;
-        overrides.push_back("Global.save_model_dir=" + scratch.string());
+        overrides.push_back(out.key + "=" + scratch.string());
         r = train::load_recipe(o->recipe.file, overrides);
       }
       train::FitResult res = r.runner->train(r.recipe, request);

@@ -39,6 +39,10 @@ LoadedRecipe load_recipe(const std::string& path, const std::vector<std::string>
   return {std::move(recipe), std::move(runner)};
 }
 
+RunOutput RecipeRunner::run_output(const Recipe& recipe) const {
+  return {recipe.top().section("Global").text("save_model_dir", "./output"), "Global.save_model_dir"};
+}
+
 std::optional<std::filesystem::path> resume_checkpoint(const TrainRequest& request,
                                                        const std::filesystem::path& run_dir) {
   if (request.resume) return request.resume;

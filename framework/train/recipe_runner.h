@@ -69,6 +69,12 @@ struct ExportResult {
   std::string check = "ONNX vs eager";
 };
 
+/// Where a run writes, and the recipe key (a dotted path, as -o takes it) that sets it.
+struct RunOutput {
+  std::filesystem::path dir;
+  std::string key;
+};
+
 /// Runs the recipes of one task. A runner holds no state between calls.
 class RecipeRunner {
  public:
@@ -86,6 +92,10 @@ class RecipeRunner {
   /// Where export() writes when `skiff export` is given no --output.
   virtual std::filesystem::path default_export_dir(const Recipe& recipe) const = 0;
   virtual ExportResult export_model(const Recipe& recipe, const std::filesystem::path& dir) const = 0;
+  /// The run's output directory and its key: skiff launch points every rank but 0 at a
+  /// scratch directory through it. Default: Global.save_model_dir (PaddleOCR's layout),
+  /// ./output when unset.
+  virtual RunOutput run_output(const Recipe& recipe) const;
 };
 
 /// Every registered runner, by task.

@@ -72,6 +72,29 @@ TEST(SuiteRegistry, EveryShippedRecipeFindsItsRunnerAndPassesItsChecks) {
   EXPECT_GE(recipes, 10);
 }
 
+// skiff launch gives every rank but 0 its own output directory through the key a runner
+// names: for every shipped recipe, setting that key must move the run's output.
+TEST(SuiteRegistry, EveryRunnerNamesTheKeyOfItsOutputDirectory) {
+  int recipes = 0;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(SKIFF_SOURCE_DIR) / "configs")) {
+    const auto dir = e.path().parent_path().filename();
+    if (e.path().extension() != ".yml" || dir == "data" || dir == "_base_") continue;
+    SCOPED_TRACE(e.path().string());
+    try {
+      train::LoadedRecipe r = train::load_recipe(e.path().string(), {}, {.check_files = false});
+      const train::RunOutput out = r.runner->run_output(r.recipe);
+      EXPECT_FALSE(out.dir.empty());
+      train::LoadedRecipe moved =
+          train::load_recipe(e.path().string(), {out.key + "=/tmp/skiff-rank-test"}, {.check_files = false});
+      EXPECT_EQ(moved.runner->run_output(moved.recipe).dir, fs::path("/tmp/skiff-rank-test")) << out.key;
+      ++recipes;
+    } catch (const Error& err) {
+      ADD_FAILURE() << err.what();
+    }
+  }
+  EXPECT_GE(recipes, 10);
+}
+
 TEST(SuiteRegistry, SuiteCommandsHangUnderTheirParents) {
   CLI::App app{"skiff"};
   app.add_subcommand("bench", "core command the suites add to");

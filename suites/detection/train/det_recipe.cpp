@@ -424,6 +424,7 @@ std::vector<std::string> DetectionRecipeRunner::predict(const Recipe& r, const t
 }
 
 fs::path DetectionRecipeRunner::default_export_dir(const Recipe& r) const { return save_dir(r) / "inference"; }
+train::RunOutput DetectionRecipeRunner::run_output(const Recipe& r) const { return {save_dir(r), "save_dir"}; }
 
 train::ExportResult DetectionRecipeRunner::export_model(const Recipe& r, const fs::path& dir) const {
   Split eval = split(r, "EvalDataset", "EvalReader");

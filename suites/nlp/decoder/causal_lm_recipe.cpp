@@ -385,6 +385,7 @@ std::vector<std::string> CausalLmRecipeRunner::predict(const Recipe& r, const tr
 }
 
 fs::path CausalLmRecipeRunner::default_export_dir(const Recipe& r) const { return save_dir(r) / "inference"; }
+train::RunOutput CausalLmRecipeRunner::run_output(const Recipe& r) const { return {save_dir(r), "save_dir"}; }
 
 train::ExportResult CausalLmRecipeRunner::export_model(const Recipe& r, const fs::path& dir) const {
   auto model = trained_model(r);

@@ -36,6 +36,7 @@ class CausalLmRecipeRunner : public train::RecipeRunner {
   std::map<std::string, double> evaluate(const train::Recipe& recipe) const override;
   std::vector<std::string> predict(const train::Recipe& recipe, const train::PredictRequest& request) const override;
   std::filesystem::path default_export_dir(const train::Recipe& recipe) const override;
+  train::RunOutput run_output(const train::Recipe& recipe) const override;
   train::ExportResult export_model(const train::Recipe& recipe, const std::filesystem::path& dir) const override;
 };
 

@@ -220,6 +220,8 @@ fs::path TextClassificationRecipeRunner::default_export_dir(const Recipe& r) con
   return save_dir(r) / "inference";
 }
 
+train::RunOutput TextClassificationRecipeRunner::run_output(const Recipe& r) const { return {save_dir(r), "save_dir"}; }
+
 train::ExportResult TextClassificationRecipeRunner::export_model(const Recipe& r, const fs::path& dir) const {
   const fs::path run = save_dir(r);
   const fs::path weights = recipe_weights(r, run);

@@ -144,6 +144,7 @@ std::vector<std::string> MaskedLmRecipeRunner::predict(const Recipe& r, const tr
 }
 
 fs::path MaskedLmRecipeRunner::default_export_dir(const Recipe& r) const { return save_dir(r) / "inference"; }
+train::RunOutput MaskedLmRecipeRunner::run_output(const Recipe& r) const { return {save_dir(r), "save_dir"}; }
 
 train::ExportResult MaskedLmRecipeRunner::export_model(const Recipe& r, const fs::path& dir) const {
   const fs::path run = save_dir(r);
