@@ -89,7 +89,6 @@ struct Rank {
   pid_t pid = -1;
   fs::path log;
   bool running = false;
-  int status = 0;
 };
 
 // Copies a child's output pipe to the log file and to this process's stream (rank 0),
@@ -200,7 +199,7 @@ int run_launch(const LaunchOptions& o) {
 
   // Wait for the ranks; the first failure stops the others.
   int exit_code = 0;
-  const Rank* first_failed = nullptr;
+  bool failed = false;
   auto stop_others = [&](int sig) {
     for (Rank& r : ranks)
       if (r.running) kill(-r.pid, sig);
@@ -225,11 +224,10 @@ int run_launch(const LaunchOptions& o) {
     for (Rank& r : ranks) {
       if (r.pid != pid || !r.running) continue;
       r.running = false;
-      r.status = status;
       --running;
       const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      if (code != 0 && !first_failed) {
-        first_failed = &r;
+      if (code != 0 && !failed) {
+        failed = true;
         exit_code = code;
         std::string how = WIFEXITED(status) ? fmt::format("exited with code {}", code)
                                             : fmt::format("was killed by signal {} ({})", WTERMSIG(status),
@@ -243,7 +241,7 @@ int run_launch(const LaunchOptions& o) {
   }
   ranks_done.store(true);
   for (auto& t : echoes) t.join();
-  if (!first_failed) std::fprintf(stderr, "skiff launch: all %d rank(s) finished\n", o.nproc_per_node);
+  if (!failed) std::fprintf(stderr, "skiff launch: all %d rank(s) finished\n", o.nproc_per_node);
   return exit_code;
 }
 

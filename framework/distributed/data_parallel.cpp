@@ -5,7 +5,6 @@
 #include <deque>
 #include <mutex>
 #include <thread>
-#include <unordered_map>
 
 #include "framework/core/error.h"
 #include "framework/core/threading.h"
@@ -26,7 +25,7 @@ struct DataParallel::Impl {
   std::vector<Bucket> buckets;
   // Main thread (backward runs the hooks there).
   std::vector<char> param_ready;           // by parameter number, this pass
-  std::vector<std::pair<int, int>> where;  // parameter number -> (bucket, slot)
+  std::vector<int> bucket_of;              // by parameter number
   int next_launch = 0;
 
   // Shared with the communication thread.
@@ -44,9 +43,7 @@ struct DataParallel::Impl {
   void mark_ready(int param) {
     if (param_ready[size_t(param)]) return;
     param_ready[size_t(param)] = 1;
-    auto [b, slot] = where[size_t(param)];
-    (void)slot;
-    ++buckets[size_t(b)].ready;
+    ++buckets[size_t(bucket_of[size_t(param)])].ready;
     while (next_launch < int(buckets.size()) &&
            buckets[size_t(next_launch)].ready == int(buckets[size_t(next_launch)].params.size()))
       launch(next_launch++);
@@ -103,19 +100,16 @@ struct DataParallel::Impl {
     set_num_threads_for_this_thread(1);  // the main thread's backward keeps the cores
     while (true) {
       int b;
+      bool skip;
       {
         std::unique_lock<std::mutex> lock(mu);
         cv.wait(lock, [&] { return stop || !queue.empty(); });
         if (stop) return;
         b = queue.front();
         queue.pop_front();
-      }
-      std::exception_ptr failed;
-      bool skip;
-      {
-        std::lock_guard<std::mutex> lock(mu);
         skip = error != nullptr;  // after a failure the group is unusable: drain the queue
       }
+      std::exception_ptr failed;
       if (!skip) {
         try {
           reduce(b);
@@ -159,8 +153,8 @@ DataParallel::DataParallel(nn::Module& model, std::shared_ptr<ProcessGroup> grou
       s.buckets.emplace_back();
       bytes = 0;
     }
-    const int number = int(s.where.size());
-    s.where.emplace_back(int(s.buckets.size() - 1), int(s.buckets.back().params.size()));
+    const int number = int(s.bucket_of.size());
+    s.bucket_of.push_back(int(s.buckets.size() - 1));
     s.buckets.back().params.push_back(p);
     bytes += p.nbytes();
     Tensor leaf = p;
@@ -168,7 +162,7 @@ DataParallel::DataParallel(nn::Module& model, std::shared_ptr<ProcessGroup> grou
       if (!alive.expired()) s.mark_ready(number);
     });
   }
-  s.param_ready.assign(s.where.size(), 0);
+  s.param_ready.assign(s.bucket_of.size(), 0);
   s.thread = std::thread([&s] { s.run(); });
 }
 

@@ -1,5 +1,7 @@
 #include "framework/distributed/zero.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -93,10 +95,21 @@ void ZeroRedundancy::drop_foreign_state() {
     if (owner_[i] != group_->rank()) opt_.state(int64_t(i)) = optim::ParamState{};
 }
 
+std::string ZeroRedundancy::summary() const {
+  int64_t all = 0, mine = 0, count = 0;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    all += params_[i].nbytes();
+    if (owner_[i] == group_->rank()) mine += params_[i].nbytes(), ++count;
+  }
+  return fmt::format("rank {} updates {} of {} parameters ({:.2f} of {:.2f} MB) and holds {:.2f} MB of optimizer state",
+                     group_->rank(), count, params_.size(), double(mine) / 1e6, double(all) / 1e6,
+                     double(state_bytes()) / 1e6);
+}
+
 int64_t ZeroRedundancy::state_bytes() const {
   int64_t total = 0;
   for (size_t i = 0; i < params_.size(); ++i)
-    for (const auto& [k, t] : const_cast<optim::Optimizer&>(opt_).state(int64_t(i)).buffers) total += t.nbytes();
+    for (const auto& [k, t] : opt_.state(int64_t(i)).buffers) total += t.nbytes();
   return total;
 }
 

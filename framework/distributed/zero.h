@@ -18,6 +18,7 @@
 /// state of parameters this rank does not own.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "framework/distributed/process_group.h"
@@ -47,6 +48,8 @@ class ZeroRedundancy {
   const std::vector<int>& owners() const { return owner_; }
   /// Bytes of optimizer state buffers this rank holds now.
   int64_t state_bytes() const;
+  /// "rank R updates K of N parameters (A of B MB) and holds C MB of optimizer state".
+  std::string summary() const;
 
  private:
   optim::Optimizer& opt_;

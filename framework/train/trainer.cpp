@@ -453,18 +453,7 @@ struct Trainer::Impl {
         announced = pi;
       }
       double value = optimize(phase, batch, step);
-      if (zero && steps_this_run == 0) {  // the memory this rank saves, once
-        std::vector<Tensor> params;
-        for (const auto& g : phase.optimizer->param_groups()) params.insert(params.end(), g.params.begin(), g.params.end());
-        int64_t all_bytes = 0, own_bytes = 0, own = 0;
-        for (size_t i = 0; i < params.size(); ++i) {
-          all_bytes += params[i].nbytes();
-          if (zero->owners()[i] == group->rank()) own_bytes += params[i].nbytes(), ++own;
-        }
-        say(fmt::format("ZeRO stage 1: rank {} updates {} of {} parameters ({:.2f} of {:.2f} MB) and holds {:.2f} MB of "
-                        "optimizer state", group->rank(), own, params.size(), double(own_bytes) / 1e6,
-                        double(all_bytes) / 1e6, double(zero->state_bytes()) / 1e6));
-      }
+      if (zero && steps_this_run == 0) say("ZeRO stage 1: " + zero->summary());  // the memory saved, once
       bool interrupted = g_interrupted.load();
       if (group) {
         // The ranks agree on the logged loss (the mean over ranks, as one process with

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <vector>
 
 #include "framework/cli/command_registry.h"
 #include "framework/config/schema.h"
@@ -15,6 +16,17 @@ namespace skiff {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The whole recipes under configs/ (data/ holds dictionaries; _base_/ holds the parts
+// detection recipes include).
+std::vector<fs::path> shipped_recipes() {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(SKIFF_SOURCE_DIR) / "configs")) {
+    const auto dir = e.path().parent_path().filename();
+    if (e.path().extension() == ".yml" && dir != "data" && dir != "_base_") out.push_back(e.path());
+  }
+  return out;
+}
 
 // Every Component(s)-typed key of `schema`, nested maps included.
 void component_keys(const config::Schema& schema, const std::string& path,
@@ -55,13 +67,10 @@ TEST(SuiteRegistry, EveryKindASchemaNamesIsRegistered) {
 
 TEST(SuiteRegistry, EveryShippedRecipeFindsItsRunnerAndPassesItsChecks) {
   int recipes = 0;
-  for (const auto& e : fs::recursive_directory_iterator(fs::path(SKIFF_SOURCE_DIR) / "configs")) {
-    // data/ holds dictionaries; _base_/ holds the parts detection recipes include (not whole recipes).
-    const auto dir = e.path().parent_path().filename();
-    if (e.path().extension() != ".yml" || dir == "data" || dir == "_base_") continue;
-    SCOPED_TRACE(e.path().string());
+  for (const fs::path& path : shipped_recipes()) {
+    SCOPED_TRACE(path.string());
     try {
-      train::LoadedRecipe r = train::load_recipe(e.path().string(), {}, {.check_files = false});
+      train::LoadedRecipe r = train::load_recipe(path.string(), {}, {.check_files = false});
       EXPECT_NE(r.runner, nullptr);
       EXPECT_TRUE(train::recipe_runners().contains(train::recipe_task(r.recipe)));
       ++recipes;
@@ -76,16 +85,14 @@ TEST(SuiteRegistry, EveryShippedRecipeFindsItsRunnerAndPassesItsChecks) {
 // names: for every shipped recipe, setting that key must move the run's output.
 TEST(SuiteRegistry, EveryRunnerNamesTheKeyOfItsOutputDirectory) {
   int recipes = 0;
-  for (const auto& e : fs::recursive_directory_iterator(fs::path(SKIFF_SOURCE_DIR) / "configs")) {
-    const auto dir = e.path().parent_path().filename();
-    if (e.path().extension() != ".yml" || dir == "data" || dir == "_base_") continue;
-    SCOPED_TRACE(e.path().string());
+  for (const fs::path& path : shipped_recipes()) {
+    SCOPED_TRACE(path.string());
     try {
-      train::LoadedRecipe r = train::load_recipe(e.path().string(), {}, {.check_files = false});
+      train::LoadedRecipe r = train::load_recipe(path.string(), {}, {.check_files = false});
       const train::RunOutput out = r.runner->run_output(r.recipe);
       EXPECT_FALSE(out.dir.empty());
       train::LoadedRecipe moved =
-          train::load_recipe(e.path().string(), {out.key + "=/tmp/skiff-rank-test"}, {.check_files = false});
+          train::load_recipe(path.string(), {out.key + "=/tmp/skiff-rank-test"}, {.check_files = false});
       EXPECT_EQ(moved.runner->run_output(moved.recipe).dir, fs::path("/tmp/skiff-rank-test")) << out.key;
       ++recipes;
     } catch (const Error& err) {
